@@ -1,0 +1,122 @@
+"""What each `talkbox` subcommand does; the CLI only parses arguments and calls these."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Final
+
+import numpy as np
+
+from daemon import config as config_mod
+from daemon.config import Config
+from daemon.engines.load import load_llm, load_stt, load_tts
+from daemon.errors import EXIT_OK, InputError
+from daemon.models_cli import (  # noqa: F401  (re-exported for the CLI's dispatch)
+    models_fetch,
+    models_list,
+    models_path,
+    models_quantize,
+    models_verify,
+)
+from daemon.ports import AUDIO_RATE_HZ
+from daemon.speakable import speakable
+from daemon.wavfile import read_wav, write_wav
+
+FEED_CHUNK_S: Final = 0.1
+"""Audio is fed to the recogniser in pieces this long, as a microphone would deliver it."""
+
+
+def _speak_to_wav(cfg: Config, text: str, out: Path) -> float:
+    """Synthesize `text` into `out`; return the seconds of audio written."""
+    tts = load_tts(cfg)
+    audio = b"".join(tts.synthesize(text))
+    write_wav(out, audio, tts.sample_rate_hz)
+    return len(audio) / 2 / tts.sample_rate_hz
+
+
+def ask(cfg: Config, args: argparse.Namespace) -> int:
+    """Stream the answer to a question to stdout; optionally speak it into a WAV."""
+    if not args.text.strip():
+        raise InputError("input-empty", "the question is empty")
+    llm = load_llm(cfg)
+    pieces = []
+    for piece in llm.respond(args.text):
+        pieces.append(piece)
+        sys.stdout.write(piece)
+        sys.stdout.flush()
+    sys.stdout.write("\n")
+    answer = "".join(pieces).strip()
+    s = llm.stats
+    if args.stats:
+        print(
+            f"model {llm.model_name}: load {llm.load_s:.2f} s; prompt {s.evaluated_tokens} tokens in "
+            f"{s.prompt_s:.2f} s ({s.prompt_tokens_per_s:.0f} tok/s); answer {s.answer_tokens} tokens at "
+            f"{s.decode_tokens_per_s:.1f} tok/s; threads {llm.threads}/{llm.batch_threads}",
+            file=sys.stderr,
+        )
+    if args.wav:
+        spoken = speakable(answer) or "Sorry, I have no answer to that."
+        seconds = _speak_to_wav(cfg, spoken, args.wav)
+        print(f"spoke {seconds:.1f} s of audio into {args.wav}", file=sys.stderr)
+    return EXIT_OK
+
+
+def transcribe(cfg: Config, args: argparse.Namespace) -> int:
+    """Speech-to-text of a WAV file, streamed in microphone-sized pieces."""
+    audio = read_wav(args.wav, AUDIO_RATE_HZ)
+    stt = load_stt(cfg)
+    live = sys.stderr.isatty() and not args.json
+    step = int(AUDIO_RATE_HZ * FEED_CHUNK_S)
+    stream = stt.stream()
+    started = time.monotonic()
+    for i in range(0, len(audio), step):
+        partial = stream.feed(np.ascontiguousarray(audio[i : i + step]).tobytes())
+        if live and partial is not None:
+            sys.stderr.write(f"\r… {partial[-70:]:<72}")
+    result = stream.finish()
+    elapsed = time.monotonic() - started
+    if live:
+        sys.stderr.write("\r" + " " * 76 + "\r")
+    audio_s = len(audio) / AUDIO_RATE_HZ
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "text": result.text,
+                    "engine": stt.engine,
+                    "audio_s": round(audio_s, 3),
+                    "elapsed_s": round(elapsed, 3),
+                    "rtf": round(elapsed / audio_s, 4) if audio_s else None,
+                    "words": [
+                        {"word": w.text, "start_s": w.start_s, "end_s": w.end_s, "confidence": round(w.confidence, 3)}
+                        for w in result.words
+                    ],
+                },
+                ensure_ascii=False,
+            )
+        )
+    else:
+        print(result.text)
+    return EXIT_OK
+
+
+def say(cfg: Config, args: argparse.Namespace) -> int:
+    """Text-to-speech into a WAV file."""
+    text = speakable(args.text)
+    if not text:
+        raise InputError("input-empty", "there is nothing to say")
+    seconds = _speak_to_wav(cfg, text, args.wav)
+    print(f"wrote {seconds:.1f} s of audio to {args.wav}", file=sys.stderr)
+    return EXIT_OK
+
+
+def config_check(path: Path | None) -> int:
+    """Validate a config file (or the default one) and say so."""
+    cfg = config_mod.load(path)
+    where = path or (config_mod.DEFAULT_CONFIG_PATH if config_mod.DEFAULT_CONFIG_PATH.exists() else None)
+    print(f"{where or 'built-in defaults'}: ok (profile {cfg.models.profile}, context {cfg.llm.context_tokens} tokens)")
+    return EXIT_OK

@@ -1,0 +1,49 @@
+"""Text-to-speech with Piper, one sentence at a time."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+from daemon.config import TtsConfig
+from daemon.errors import ModelError
+
+_LOGGER = logging.getLogger(__name__)
+
+
+class PiperTextToSpeech:
+    """A Piper voice (.onnx + .onnx.json) run by onnxruntime on the CPU."""
+
+    def __init__(self, model_path: Path, config: TtsConfig, threads: int = 0) -> None:
+        import onnxruntime
+        from piper import PiperVoice, SynthesisConfig
+        from piper.config import PiperConfig
+
+        options = onnxruntime.SessionOptions()
+        if threads:
+            options.intra_op_num_threads = threads
+        options.log_severity_level = 3  # errors only: warnings about unused initializers are noise
+        try:
+            voice_config = json.loads(Path(f"{model_path}.json").read_text(encoding="utf-8"))
+            session = onnxruntime.InferenceSession(
+                str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
+            )
+            self._voice = PiperVoice(session=session, config=PiperConfig.from_dict(voice_config))
+        except (OSError, ValueError, KeyError) as err:
+            raise ModelError("tts-voice-corrupt", f"Piper could not load {model_path}: {err}") from err
+        except Exception as err:  # onnxruntime raises its own non-standard exception types
+            raise ModelError("tts-voice-corrupt", f"onnxruntime could not load {model_path}: {err}") from err
+        self._syn = SynthesisConfig(length_scale=config.length_scale, volume=config.volume)
+        self._silence = bytes(2 * int(self.sample_rate_hz * config.sentence_silence_s))
+
+    @property
+    def sample_rate_hz(self) -> int:
+        """Rate of the audio it produces."""
+        return int(self._voice.config.sample_rate)
+
+    def synthesize(self, text: str) -> Iterator[bytes]:
+        """Yield int16 mono audio, one chunk per sentence, each followed by a short pause."""
+        for chunk in self._voice.synthesize(text, self._syn):
+            yield chunk.audio_int16_bytes + self._silence

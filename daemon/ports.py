@@ -1,0 +1,94 @@
+"""The small interfaces the pipeline drives; engines and hardware implement them."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Final, Protocol
+
+AUDIO_RATE_HZ: Final = 16000
+"""The box's internal audio: 16 kHz, mono, signed 16-bit little-endian PCM."""
+
+
+@dataclass(frozen=True)
+class Word:
+    """One recognised word."""
+
+    text: str
+    start_s: float
+    """Seconds from the start of the utterance."""
+    end_s: float
+    """Seconds from the start of the utterance."""
+    confidence: float
+    """0..1."""
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """The final result of one utterance."""
+
+    text: str
+    words: tuple[Word, ...] = ()
+
+
+class SpeechStream(Protocol):
+    """One utterance being recognised as audio arrives."""
+
+    def feed(self, pcm: bytes) -> str | None:
+        """Take 16 kHz mono int16 audio; return the partial transcript when it changed."""
+        ...
+
+    def finish(self) -> Transcript:
+        """End the utterance and return its final transcript."""
+        ...
+
+
+class SpeechToText(Protocol):
+    """A streaming recogniser."""
+
+    def stream(self) -> SpeechStream:
+        """Start a new utterance."""
+        ...
+
+
+class Responder(Protocol):
+    """Turns a question into a streamed answer, remembering the conversation."""
+
+    def respond(self, question: str, cancel: threading.Event | None = None) -> Iterator[str]:
+        """Yield the answer's text piece by piece; stops within one token once `cancel` is set."""
+        ...
+
+    def forget(self) -> None:
+        """Drop the conversation history."""
+        ...
+
+
+class TextToSpeech(Protocol):
+    """A voice."""
+
+    @property
+    def sample_rate_hz(self) -> int:
+        """Rate of the audio it produces."""
+        ...
+
+    def synthesize(self, text: str) -> Iterator[bytes]:
+        """Yield mono int16 audio chunks for `text`, one or more per sentence."""
+        ...
+
+
+class WakeWordDetector(Protocol):
+    """Listens for one wake phrase."""
+
+    @property
+    def phrase(self) -> str:
+        """What the user says, e.g. "Hey Jarvis"."""
+        ...
+
+    def process(self, pcm: bytes) -> bool:
+        """Take 16 kHz mono int16 audio; True once the phrase was heard."""
+        ...
+
+    def reset(self) -> None:
+        """Forget what was heard so far (after a detection or a turn)."""
+        ...

@@ -1,0 +1,60 @@
+"""Audio files in and out (libsndfile), with errors a person can act on, resampled by soxr."""
+
+from __future__ import annotations
+
+import wave
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import soundfile as sf
+import soxr
+
+from daemon.errors import InputError
+
+Int16Array = npt.NDArray[np.int16]
+
+
+def resample(audio: Int16Array, from_hz: int, to_hz: int) -> Int16Array:
+    """Resample mono int16 audio with soxr (high quality)."""
+    if from_hz == to_hz or len(audio) == 0:
+        return audio
+    out: Int16Array = np.asarray(soxr.resample(audio, from_hz, to_hz, quality="HQ"), dtype=np.int16)
+    return out
+
+
+def to_mono_int16(samples: npt.NDArray[np.float32]) -> Int16Array:
+    """(frames, channels) float samples in -1..1 -> mono int16, channels averaged."""
+    mono = samples.mean(axis=1) if samples.ndim == 2 else samples
+    out: Int16Array = np.clip(np.round(mono * 32767.0), -32768, 32767).astype(np.int16)
+    return out
+
+
+def read_wav(path: Path, rate_hz: int) -> Int16Array:
+    """Read any WAV (or FLAC/OGG) of any rate, width and channel count as mono int16 at `rate_hz`."""
+    if not path.exists():
+        raise InputError("input-missing", f"{path} does not exist")
+    if path.is_dir():
+        raise InputError("input-invalid", f"{path} is a directory, not an audio file")
+    try:
+        samples, rate = sf.read(str(path), dtype="float32", always_2d=True)
+    except sf.LibsndfileError as err:
+        raise InputError("input-not-wav", f"{path} is not a readable audio file ({err.error_string})") from err
+    except OSError as err:
+        raise InputError("input-unreadable", f"cannot read {path}: {err.strerror}") from err
+    if len(samples) == 0:
+        raise InputError("input-empty", f"{path} holds no audio")
+    return resample(to_mono_int16(samples), int(rate), rate_hz)
+
+
+def write_wav(path: Path, audio: Int16Array | bytes, rate_hz: int) -> None:
+    """Write mono int16 audio as a WAV file."""
+    data = audio if isinstance(audio, bytes) else audio.astype("<i2").tobytes()
+    try:
+        with wave.open(str(path), "wb") as w:
+            w.setnchannels(1)
+            w.setsampwidth(2)
+            w.setframerate(rate_hz)
+            w.writeframes(data)
+    except OSError as err:
+        raise InputError("output-unwritable", f"cannot write {path}: {err.strerror}") from err

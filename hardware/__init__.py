@@ -1,0 +1,1 @@
+"""Drivers for the box's physical edges; they import nothing from `daemon`."""

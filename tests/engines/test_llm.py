@@ -1,0 +1,92 @@
+"""The real chat model: answers, streams, remembers within its context, cancels within a token."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from daemon.config import LlmConfig
+from daemon.engines.llm import LlamaResponder
+from daemon.gguf import read_header
+from daemon.modelstore import load_manifest, verify
+from daemon.quantize import quantize
+
+
+def test_answers_a_plain_question_in_its_own_chat_template(llm) -> None:  # type: ignore[no-untyped-def]
+    llm.forget()
+    pieces = list(llm.respond("What is the capital of France?"))
+    answer = "".join(pieces)
+    assert "Paris" in answer
+    assert len(pieces) >= 3  # streamed, not delivered at once
+    assert "<|im_" not in answer  # the template's special tokens never leak into speech
+    assert llm.stats.answer_tokens >= len(pieces) - 1 and llm.stats.decode_tokens_per_s > 0
+
+
+def test_follow_up_uses_the_conversation(llm) -> None:  # type: ignore[no-untyped-def]
+    llm.forget()
+    "".join(llm.respond("What is the capital of France?"))
+    before = llm.stats
+    "".join(llm.respond("And how many people live there?"))
+    assert len(llm.conversation) == 2
+    # The remembered exchange is in the prompt, and its KV state was reused rather than re-evaluated.
+    assert llm.stats.prompt_tokens > before.prompt_tokens
+    assert llm.stats.evaluated_tokens < llm.stats.prompt_tokens
+
+
+def test_system_prompt_is_pre_evaluated(llm) -> None:  # type: ignore[no-untyped-def]
+    llm.forget()
+    llm.warm_up()
+    "".join(llm.respond("Hello!"))
+    assert llm.stats.evaluated_tokens < llm.stats.prompt_tokens // 2
+
+
+def test_cancel_stops_within_one_token(llm) -> None:  # type: ignore[no-untyped-def]
+    llm.forget()
+    cancel = threading.Event()
+    after_cancel = []
+    for i, piece in enumerate(llm.respond("Tell me a very long story about a dragon.", cancel)):
+        if cancel.is_set():
+            after_cancel.append(piece)
+        if i == 4:
+            cancel.set()
+    assert after_cancel == []
+    assert llm.stats.cancelled and llm.stats.answer_tokens <= 6
+    assert len(llm.conversation) == 1  # the part that was produced is remembered, nothing more
+
+
+@pytest.fixture(scope="module")
+def small_context(dev_config) -> LlamaResponder:  # type: ignore[no-untyped-def]
+    path = verify(load_manifest().get("smollm2-135m-instruct-q4_1"), Path("/unused"))
+    cfg = LlmConfig(context_tokens=512, max_answer_tokens=48, max_question_tokens=64, seed=3, temperature=0.7)
+    return LlamaResponder(path, cfg)
+
+
+@pytest.mark.slow
+def test_a_long_conversation_never_overflows_the_context(small_context: LlamaResponder) -> None:
+    dropped = 0
+    for i in range(14):
+        answer = "".join(small_context.respond(f"Question {i}: tell me an interesting fact about number {i}."))
+        s = small_context.stats
+        assert answer.strip()
+        assert s.prompt_tokens + 48 <= 512
+        dropped += s.dropped_turns
+    assert dropped > 0 and len(small_context.conversation) < 14
+
+
+def test_an_over_long_question_is_cut_not_fatal(small_context: LlamaResponder) -> None:
+    small_context.forget()
+    answer = "".join(small_context.respond("Why is the sky blue? " * 400))
+    assert answer.strip()
+    assert small_context.stats.prompt_tokens <= 512 - 48
+
+
+@pytest.mark.slow
+def test_q4_k_m_quantized_model_loads_and_answers(dev_config, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    src = verify(load_manifest().get("smollm2-135m-instruct-q4_1"), Path("/unused"))
+    result = quantize(src, tmp_path / "smollm2-q4_k_m.gguf", "Q4_K_M", threads=2)
+    assert read_header(result.path).file_type == "Q4_K_M"
+    assert result.source_type == "Q4_1"
+    q4km = LlamaResponder(result.path, dev_config.llm)
+    assert "Paris" in "".join(q4km.respond("What is the capital of France?"))
