@@ -30,12 +30,15 @@ FEED_CHUNK_S: Final = 0.1
 """Audio is fed to the recogniser in pieces this long, as a microphone would deliver it."""
 
 
-def _speak_to_wav(cfg: Config, text: str, out: Path) -> float:
-    """Synthesize `text` into `out`; return the seconds of audio written."""
+def _speak_to_wav(cfg: Config, text: str, out: Path) -> str:
+    """Synthesize `text` into `out`; return a line saying how much audio and how fast."""
     tts = load_tts(cfg)
+    started = time.monotonic()
     audio = b"".join(tts.synthesize(text))
+    elapsed = time.monotonic() - started
     write_wav(out, audio, tts.sample_rate_hz)
-    return len(audio) / 2 / tts.sample_rate_hz
+    seconds = len(audio) / 2 / tts.sample_rate_hz
+    return f"{seconds:.1f} s of audio into {out} (synthesized in {elapsed:.2f} s, RTF {elapsed / seconds:.2f})"
 
 
 def ask(cfg: Config, args: argparse.Namespace) -> int:
@@ -60,8 +63,7 @@ def ask(cfg: Config, args: argparse.Namespace) -> int:
         )
     if args.wav:
         spoken = speakable(answer) or "Sorry, I have no answer to that."
-        seconds = _speak_to_wav(cfg, spoken, args.wav)
-        print(f"spoke {seconds:.1f} s of audio into {args.wav}", file=sys.stderr)
+        print(f"spoke {_speak_to_wav(cfg, spoken, args.wav)}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -109,8 +111,7 @@ def say(cfg: Config, args: argparse.Namespace) -> int:
     text = speakable(args.text)
     if not text:
         raise InputError("input-empty", "there is nothing to say")
-    seconds = _speak_to_wav(cfg, text, args.wav)
-    print(f"wrote {seconds:.1f} s of audio to {args.wav}", file=sys.stderr)
+    print(f"wrote {_speak_to_wav(cfg, text, args.wav)}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from daemon.config import LlmConfig
-from daemon.errors import EngineError, ModelError
+from daemon.errors import ConfigError, EngineError, ModelError
 from daemon.history import Conversation, Message
 
 _LOGGER = logging.getLogger(__name__)
@@ -75,6 +75,32 @@ def configure_openmp(policy: str) -> None:
     os.environ["OMP_WAIT_POLICY"] = policy
 
 
+class StopFilter:
+    """Cuts streamed text at the first stop string, holding back a tail that may begin one."""
+
+    def __init__(self, stops: tuple[str, ...]) -> None:
+        self._stops = stops
+        self._held = ""
+
+    def feed(self, piece: str) -> tuple[str, bool]:
+        """Return the text that is safe to emit now, and whether a stop string was reached."""
+        if not self._stops:
+            return piece, False
+        text = self._held + piece
+        cut = min((text.find(s) for s in self._stops if s in text), default=-1)
+        if cut >= 0:
+            self._held = ""
+            return text[:cut], True
+        hold = max((k for s in self._stops for k in range(1, len(s)) if text.endswith(s[:k])), default=0)
+        self._held = text[len(text) - hold :] if hold else ""
+        return text[: len(text) - hold], False
+
+    def flush(self) -> str:
+        """The held-back tail, once generation ended without reaching a stop."""
+        held, self._held = self._held, ""
+        return held
+
+
 class LlamaResponder:
     """A chat model that answers questions in short spoken sentences and remembers the conversation."""
 
@@ -116,6 +142,16 @@ class LlamaResponder:
         self._is_eog: Callable[[int], bool] = lambda tok: bool(llama_cpp.llama_vocab_is_eog(vocab.vocab, tok))
         self._conversation = Conversation()
         self._lock = threading.Lock()
+        fixed = len(
+            self._tokens([{"role": "system", "content": config.system_prompt}, {"role": "user", "content": ""}])
+        )
+        if fixed + config.max_question_tokens + config.max_answer_tokens > config.context_tokens:
+            raise ConfigError(
+                "config-invalid",
+                f"llm.context_tokens = {config.context_tokens} is too small: the system prompt takes {fixed} tokens, "
+                f"plus max_question_tokens {config.max_question_tokens} and max_answer_tokens "
+                f"{config.max_answer_tokens}",
+            )
         self.stats = GenerationStats()
         _LOGGER.info(
             "LLM %s loaded in %.2f s (n_ctx=%d, threads=%d/%d, OMP_WAIT_POLICY=%s)",
@@ -182,6 +218,7 @@ class LlamaResponder:
         stats.evaluated_tokens = len(tokens) - min(common, len(tokens) - 1)
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         answer: list[str] = []
+        stops = StopFilter(self._stops)
         started = time.monotonic()
         first_at = 0.0
         try:
@@ -196,21 +233,15 @@ class LlamaResponder:
                 if self._is_eog(token):
                     break
                 stats.answer_tokens += 1
-                piece = decoder.decode(self._llm.detokenize([token]))
-                if piece:
-                    answer.append(piece)
-                    text = "".join(answer)
-                    stop = next((s for s in self._stops if s in text), None)
-                    if stop:
-                        kept = text[: text.index(stop)]
-                        tail = kept[len(text) - len(piece) :]
-                        answer = [kept]
-                        if tail:
-                            yield tail
-                        break
-                    yield piece
-                if stats.answer_tokens >= cfg.max_answer_tokens:
+                text, stopped = stops.feed(decoder.decode(self._llm.detokenize([token])))
+                if text:
+                    answer.append(text)
+                    yield text
+                if stopped or stats.answer_tokens >= cfg.max_answer_tokens:
                     break
+            if not stats.cancelled and (tail := stops.flush()):
+                answer.append(tail)
+                yield tail
         except (RuntimeError, ValueError) as err:
             raise EngineError("llm-generation-failed", f"the language model failed: {err}") from err
         finally:

@@ -9,6 +9,7 @@ import pytest
 
 from daemon.config import LlmConfig
 from daemon.engines.llm import LlamaResponder
+from daemon.errors import ConfigError
 from daemon.gguf import read_header
 from daemon.modelstore import load_manifest, verify
 from daemon.quantize import quantize
@@ -90,3 +91,10 @@ def test_q4_k_m_quantized_model_loads_and_answers(dev_config, tmp_path: Path) ->
     assert result.source_type == "Q4_1"
     q4km = LlamaResponder(result.path, dev_config.llm)
     assert "Paris" in "".join(q4km.respond("What is the capital of France?"))
+
+
+def test_a_context_too_small_for_the_system_prompt_is_a_config_error() -> None:
+    path = verify(load_manifest().get("smollm2-135m-instruct-q4_1"), Path("/unused"))
+    cfg = LlmConfig(context_tokens=256, max_answer_tokens=100, max_question_tokens=100)
+    with pytest.raises(ConfigError, match=r"llm.context_tokens = 256 is too small: the system prompt takes \d+"):
+        LlamaResponder(path, cfg)
