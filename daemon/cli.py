@@ -44,6 +44,27 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--wav", type=Path, metavar="OUT", help="also speak the answer into this WAV file")
     ask.add_argument("--stats", action="store_true", help="print timings and tokens/s to stderr")
 
+    run = sub.add_parser("run", parents=[common], help="run the box: microphone in, spoken answers out")
+    run.add_argument(
+        "--mic",
+        default="alsa",
+        metavar="SOURCE",
+        help='a WAV file, "-" for raw 16 kHz s16le on stdin, or "alsa[:NAME]" (default: alsa)',
+    )
+    run.add_argument(
+        "--speaker", default="alsa", metavar="SINK", help='a WAV file to write, or "alsa[:NAME]" (default: alsa)'
+    )
+    run.add_argument("--fast", action="store_true", help="play a microphone file as fast as it can be read")
+    run.add_argument("--events", type=Path, metavar="FILE.jsonl", help="write every event with a timestamp")
+    run.add_argument("--no-wake", action="store_true", help="no wake word: only the button starts a turn")
+
+    demo = sub.add_parser("demo", parents=[common], help="one complete spoken turn, no hardware needed")
+    demo.add_argument("--out", type=Path, default=Path("talkbox-demo"), help="directory for the demo's files")
+    demo.add_argument("--fast", action="store_true", help="do not pace the microphone in real time")
+    demo.add_argument(
+        "--compare", action="store_true", help="also time a sequential STT -> LLM -> TTS run on the same question"
+    )
+
     tr = sub.add_parser("transcribe", parents=[common], help="speech-to-text of a WAV file")
     tr.add_argument("wav", type=Path, help="a PCM WAV file (any rate, width, channel count)")
     tr.add_argument("--json", action="store_true", help="print text, words and timings as JSON")

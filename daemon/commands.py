@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -112,6 +113,51 @@ def say(cfg: Config, args: argparse.Namespace) -> int:
     if not text:
         raise InputError("input-empty", "there is nothing to say")
     print(f"wrote {_speak_to_wav(cfg, text, args.wav)}", file=sys.stderr)
+    return EXIT_OK
+
+
+def run(cfg: Config, args: argparse.Namespace) -> int:
+    """Run the box: listen on the microphone, answer through the speaker, until the microphone ends."""
+    from daemon.app import load_engines, open_sink, open_source, run_pipeline
+    from daemon.console import ConsoleView
+    from daemon.eventlog import EventLog
+    from daemon.events import EventBus
+
+    if args.no_wake:
+        cfg = dataclasses.replace(cfg, listen=dataclasses.replace(cfg.listen, wake_word=False))
+    engines = load_engines(cfg)
+    bus = EventBus()
+    bus.subscribe(ConsoleView())
+    log = EventLog(args.events) if args.events else None
+    if log:
+        bus.subscribe(log)
+    source = open_source(args.mic, realtime=not args.fast)
+    sink = open_sink(args.speaker, engines.tts.sample_rate_hz, realtime=not args.fast)
+    try:
+        run_pipeline(engines, source, sink, cfg, bus)
+    finally:
+        sink.close()  # type: ignore[attr-defined]
+        if log:
+            log.close()
+    return EXIT_OK
+
+
+def demo(cfg: Config, args: argparse.Namespace) -> int:
+    """One complete spoken turn on the default models, written into --out."""
+    from daemon.app import load_engines
+    from daemon.demo import run_demo, sequential_first_audio
+
+    started = time.monotonic()
+    engines = load_engines(cfg)
+    print(f"[models ready in {time.monotonic() - started:.1f} s]")
+    result = run_demo(engines, cfg, args.out, realtime=not args.fast)
+    print(f"\nwrote {result.question_wav}, {result.answer_wav} and {result.events}")
+    if args.compare and result.first_audio_s is not None:
+        baseline = sequential_first_audio(engines)
+        print(
+            f"first audio: streaming {result.first_audio_s:.2f} s vs sequential {baseline:.2f} s "
+            f"(ratio {result.first_audio_s / baseline:.2f})"
+        )
     return EXIT_OK
 
 

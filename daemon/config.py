@@ -159,6 +159,41 @@ class WakeConfig:
 
 
 @dataclass(frozen=True)
+class ListenConfig:
+    """How a turn starts and when the user has finished speaking."""
+
+    wake_word: bool = True
+    """Listen for the wake word; false means the button alone starts a turn."""
+    trailing_silence_s: float = 0.7
+    """Silence after speech that ends the question, 0.2..3 seconds."""
+    max_utterance_s: float = 15.0
+    """A question is cut after this long, 2..60 seconds."""
+    no_speech_timeout_s: float = 5.0
+    """With no speech this long after the wake word, give up with a cue, 1..30 seconds."""
+    follow_up_s: float = 4.0
+    """After an answer, listen this long for a follow-up without the wake word; 0 turns it off (0..30)."""
+    vad_aggressiveness: int = 2
+    """webrtcvad mode 0 (lenient) .. 3 (strict about what counts as speech)."""
+    min_speech_s: float = 0.15
+    """Voice must last this long to count as speech (ignores clicks), 0.03..1 seconds."""
+    chime: bool = True
+    """Play a short tone when the box starts listening and when it gives up."""
+
+    def __post_init__(self) -> None:
+        _check(0.2 <= self.trailing_silence_s <= 3.0, "listen.trailing_silence_s", self.trailing_silence_s, "0.2..3")
+        _check(2.0 <= self.max_utterance_s <= 60.0, "listen.max_utterance_s", self.max_utterance_s, "2..60")
+        _check(1.0 <= self.no_speech_timeout_s <= 30.0, "listen.no_speech_timeout_s", self.no_speech_timeout_s, "1..30")
+        _check(0.0 <= self.follow_up_s <= 30.0, "listen.follow_up_s", self.follow_up_s, "0 (off) .. 30")
+        _check(
+            self.vad_aggressiveness in (0, 1, 2, 3),
+            "listen.vad_aggressiveness",
+            self.vad_aggressiveness,
+            "0, 1, 2 or 3",
+        )
+        _check(0.03 <= self.min_speech_s <= 1.0, "listen.min_speech_s", self.min_speech_s, "0.03..1")
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration."""
 
@@ -167,6 +202,7 @@ class Config:
     stt: SttConfig = field(default_factory=SttConfig)
     tts: TtsConfig = field(default_factory=TtsConfig)
     wake: WakeConfig = field(default_factory=WakeConfig)
+    listen: ListenConfig = field(default_factory=ListenConfig)
 
 
 def _coerce(key: str, value: Any, kind: Any) -> Any:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Final, Protocol
 
@@ -63,6 +63,10 @@ class Responder(Protocol):
         """Drop the conversation history."""
         ...
 
+    def truncate_last_answer(self, spoken: str) -> None:
+        """Remember only `spoken` of the last answer (the user interrupted the rest)."""
+        ...
+
 
 class TextToSpeech(Protocol):
     """A voice."""
@@ -74,6 +78,48 @@ class TextToSpeech(Protocol):
 
     def synthesize(self, text: str) -> Iterator[bytes]:
         """Yield mono int16 audio chunks for `text`, one or more per sentence."""
+        ...
+
+
+class VoiceActivityDetector(Protocol):
+    """Tells speech from silence and noise."""
+
+    frame_bytes: int
+    """Size of one frame it judges (16 kHz mono int16)."""
+
+    def is_speech(self, frame: bytes) -> bool:
+        """True if the frame holds voice."""
+        ...
+
+
+class AudioSource(Protocol):
+    """A microphone: 16 kHz mono int16 audio, paced as it is captured."""
+
+    def frames(self) -> Iterator[bytes]:
+        """Yield audio as it arrives; ends when the source does (a file) or is closed."""
+        ...
+
+    def close(self) -> None:
+        """Stop capturing; `frames` ends soon after."""
+        ...
+
+
+class AudioSink(Protocol):
+    """A speaker with its own playback thread."""
+
+    def play(self, pcm: bytes, rate_hz: int, on_start: Callable[[], None] | None = None) -> None:
+        """Queue mono int16 audio; `on_start` runs (on the playback thread) when it begins to sound."""
+        ...
+
+    def stop(self) -> float:
+        """Silence now and drop everything queued; return the fraction of the interrupted chunk played.
+
+        1.0 when nothing was sounding at that moment.
+        """
+        ...
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until everything queued has played; False on timeout."""
         ...
 
 

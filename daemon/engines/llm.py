@@ -172,6 +172,10 @@ class LlamaResponder:
         """Drop the conversation history."""
         self._conversation.clear()
 
+    def truncate_last_answer(self, spoken: str) -> None:
+        """Remember only what the user heard of the last answer."""
+        self._conversation.amend_last_answer(spoken)
+
     def _tokens(self, messages: list[Message]) -> list[int]:
         prompt = self._formatter(messages=messages).prompt  # type: ignore[arg-type]
         # NOTE: templates write their own BOS/special tokens, so tokenize with special=True and no extra BOS.

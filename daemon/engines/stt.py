@@ -131,7 +131,7 @@ class PocketsphinxStream:
         with self._lock:
             self._decoder.end_utt()  # type: ignore[attr-defined]
             hyp = self._decoder.hyp()  # type: ignore[attr-defined]
-            segs = list(self._decoder.seg())  # type: ignore[attr-defined]
+            segs = list(self._decoder.seg() or ())  # type: ignore[attr-defined]
         words = tuple(
             Word(
                 re.sub(r"\(\d+\)$", "", s.word),

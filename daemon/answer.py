@@ -1,0 +1,154 @@
+"""One spoken answer: LLM tokens -> sentences -> TTS -> speaker, all overlapped, stoppable at once."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from daemon.events import (
+    AnswerFinished,
+    Event,
+    SentenceReady,
+    SentenceSpoken,
+    SpeakingStarted,
+    TokenGenerated,
+)
+from daemon.ports import AudioSink, Responder, TextToSpeech
+from daemon.sentences import SentenceSplitter
+from daemon.speakable import speakable
+
+_LOGGER = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class AnswerResult:
+    """What was generated and what the user actually heard."""
+
+    text: str
+    spoken: str
+    interrupted: bool
+
+
+class Answer:
+    """Speaks the answer to one question; `cancel()` from any thread stops generation and sound."""
+
+    def __init__(
+        self,
+        responder: Responder,
+        tts: TextToSpeech,
+        sink: AudioSink,
+        emit: Callable[[Event], None],
+        turn: int,
+        end_of_speech: float,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._responder, self._tts, self._sink = responder, tts, sink
+        self._emit, self._turn = emit, turn
+        self.turn = turn
+        self._end_of_speech, self._clock = end_of_speech, clock
+        self._cancel = threading.Event()
+        self._sentences: queue.Queue[tuple[int, str] | None] = queue.Queue()
+        self._started: dict[int, str] = {}  # sentences that began to sound, by index
+        self._lock = threading.Lock()
+        self.cancelled_at = 0.0
+        self.silenced_at = 0.0
+        self._fraction = 1.0
+        self._silenced = threading.Event()
+
+    def cancel(self) -> None:
+        """Stop now: no more tokens, no more synthesis, and the speaker goes quiet within one block."""
+        self.cancelled_at = self._clock()
+        with self._lock:  # no chunk can be queued for the speaker after this
+            self._cancel.set()
+        self._fraction = self._sink.stop()
+        self.silenced_at = self._clock()
+        self._silenced.set()
+
+    def run(self, question: str) -> AnswerResult:
+        """Generate and speak; block until the speaker is quiet (or cancelled). Runs on a worker thread."""
+        voice = threading.Thread(target=self._speak_sentences, name="tts", daemon=True)
+        voice.start()
+        text = self._generate(question)
+        self._sentences.put(None)
+        voice.join()
+        if not self._cancel.is_set():
+            self._sink.wait()
+        interrupted = self._cancel.is_set()
+        if interrupted:
+            self._silenced.wait(timeout=2.0)  # cancel() is still measuring what was heard
+        spoken = self._spoken(interrupted)
+        if interrupted:
+            self._responder.truncate_last_answer(spoken)
+        return AnswerResult(text=text, spoken=spoken, interrupted=interrupted)
+
+    def _generate(self, question: str) -> str:
+        splitter = SentenceSplitter()
+        pieces: list[str] = []
+        index = 0
+        started = self._clock()
+        first = 0.0
+        for piece in self._responder.respond(question, self._cancel):
+            first = first or self._clock()
+            pieces.append(piece)
+            self._emit(TokenGenerated(turn=self._turn, text=piece))
+            for sentence in splitter.feed(piece):
+                index = self._queue_sentence(index, sentence)
+        if not self._cancel.is_set() and (rest := splitter.flush()):
+            self._queue_sentence(index, rest)
+        text = "".join(pieces).strip()
+        stats = getattr(self._responder, "stats", None)
+        self._emit(
+            AnswerFinished(
+                turn=self._turn,
+                text=text,
+                tokens=getattr(stats, "answer_tokens", len(pieces)),
+                tokens_per_s=round(getattr(stats, "decode_tokens_per_s", 0.0), 1),
+                prompt_s=round((first or self._clock()) - started, 3),
+            )
+        )
+        return text
+
+    def _queue_sentence(self, index: int, sentence: str) -> int:
+        spoken = speakable(sentence)
+        if not spoken:
+            return index
+        self._emit(SentenceReady(turn=self._turn, index=index, text=spoken))
+        self._sentences.put((index, spoken))
+        return index + 1
+
+    def _speak_sentences(self) -> None:
+        while (item := self._sentences.get()) is not None:
+            index, sentence = item
+            for chunk in self._tts.synthesize(sentence):
+                seconds = len(chunk) / 2 / self._tts.sample_rate_hz
+                with self._lock:
+                    if self._cancel.is_set():
+                        break
+                    self._sink.play(chunk, self._tts.sample_rate_hz, self._on_start(index, sentence, seconds))
+
+    def _on_start(self, index: int, sentence: str, seconds: float) -> Callable[[], None]:
+        def started() -> None:
+            with self._lock:
+                first, new = not self._started, index not in self._started
+                self._started[index] = sentence
+            if first:
+                latency = round(self._clock() - self._end_of_speech, 3)
+                self._emit(SpeakingStarted(turn=self._turn, latency_s=latency))
+            if new:  # Piper may cut one of our sentences into several chunks
+                self._emit(SentenceSpoken(turn=self._turn, index=index, text=sentence, duration_s=round(seconds, 3)))
+
+        return started
+
+    def _spoken(self, interrupted: bool) -> str:
+        """Whole sentences that finished playing, plus the heard share of the one that was cut."""
+        with self._lock:
+            started = [self._started[i] for i in sorted(self._started)]
+        if not interrupted or not started:
+            return " ".join(started)
+        words = started[-1].split()
+        heard = words[: int(len(words) * self._fraction)]
+        return " ".join([*started[:-1], *([" ".join(heard)] if heard else [])])

@@ -1,0 +1,78 @@
+"""Show a turn in a terminal: the live transcript, the streamed answer and the timings."""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from daemon.events import (
+    AnswerFinished,
+    BargeIn,
+    Event,
+    ListeningEnded,
+    ListeningStarted,
+    PartialTranscript,
+    SpeakingFinished,
+    SpeakingStarted,
+    ThinkingStarted,
+    TokenGenerated,
+    TranscriptReady,
+    TurnEnded,
+    TurnFailed,
+    WakeWordDetected,
+)
+
+
+class ConsoleView:
+    """Subscribes to the bus and prints what a person would want to watch."""
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        self._out = out or sys.stdout
+        self._live = self._out.isatty()
+        self.latencies: list[float] = []
+        self.decode_rates: list[float] = []
+        self._latency: dict[int, float] = {}
+
+    def _line(self, text: str) -> None:
+        self._out.write(text + "\n")
+        self._out.flush()
+
+    def __call__(self, event: Event) -> None:
+        match event:
+            case WakeWordDetected(phrase=phrase):
+                self._line(f"[wake word] {phrase}")
+            case ListeningStarted(push_to_talk=ptt):
+                self._line("[listening] (hold the button and speak)" if ptt else "[listening]")
+            case PartialTranscript(text=text) if self._live:
+                self._out.write(f"\r  … {text[-70:]:<72}")
+                self._out.flush()
+            case ListeningEnded(reason=reason):
+                if self._live:
+                    self._out.write("\r" + " " * 76 + "\r")
+                self._line(f"[end of speech: {reason}]")
+            case TranscriptReady(text=text):
+                self._line(f"you:  {text or '(nothing heard)'}")
+            case ThinkingStarted():
+                self._out.write("box:  ")
+            case TokenGenerated(text=text):
+                self._out.write(text)
+                self._out.flush()
+            case AnswerFinished(tokens=tokens, tokens_per_s=rate, prompt_s=prompt_s):
+                self.decode_rates.append(rate)
+                self._line(f"\n[answer: {tokens} tokens at {rate:.1f} tok/s; first token {prompt_s:.2f} s]")
+            case SpeakingStarted(latency_s=latency):
+                # Printed with the turn's summary: the answer is still streaming onto this line.
+                self.latencies.append(latency)
+                self._latency[event.turn] = latency
+            case TurnEnded(outcome=outcome):
+                first = self._latency.get(event.turn)
+                timing = f"; first audio {first:.2f} s after end of speech" if first is not None else ""
+                self._line(f"[turn {event.turn} {outcome}{timing}]")
+            case BargeIn(source=source):
+                self._line(f"[interrupted by {source}]")
+            case SpeakingFinished(interrupted=True, spoken=spoken):
+                self._line(f"[stopped; heard: {spoken!r}]")
+            case TurnFailed(code=code, message=message):
+                self._line(f"[failed: {message} [{code}]]")
+            case _:
+                pass

@@ -1,0 +1,207 @@
+"""The one vocabulary of things that happen in the box; outputs subscribe to these, never drive them."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+_LOGGER = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event:
+    """Base of every event."""
+
+    turn: int = 0
+    """Number of the turn this belongs to; 0 outside any turn."""
+
+    def fields(self) -> dict[str, Any]:
+        """The event's fields as plain values (for logs and the serial/JSON outputs)."""
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class WakeWordDetected(Event):
+    """The wake phrase was heard."""
+
+    phrase: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ButtonPressed(Event):
+    """The button went down."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ButtonReleased(Event):
+    """The button came up."""
+
+    held_s: float
+    """Seconds it was held."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnStarted(Event):
+    """A turn began: the box listens for a question."""
+
+    trigger: str
+    """wake-word, button, or follow-up."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ListeningStarted(Event):
+    """The microphone feeds speech-to-text."""
+
+    push_to_talk: bool = False
+    """True while the button is held: listening ends when it is released."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class AudioLevel(Event):
+    """Input level while listening, about ten times a second."""
+
+    dbfs: float
+    """Decibels relative to full scale (0 is loudest, -90 is silence)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpeechStarted(Event):
+    """Voice activity began."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PartialTranscript(Event):
+    """What the recogniser has heard so far."""
+
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ListeningEnded(Event):
+    """The microphone stopped feeding speech-to-text."""
+
+    reason: str
+    """silence, max-length, released, no-speech, source-ended or interrupted."""
+    speech_s: float
+    """Seconds from the start of speech to its end (0 if none was heard)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TranscriptReady(Event):
+    """The final transcript of the question."""
+
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ThinkingStarted(Event):
+    """The language model began answering."""
+
+    question: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class TokenGenerated(Event):
+    """A piece of the answer's text."""
+
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class SentenceReady(Event):
+    """A complete sentence of the answer, queued for the voice."""
+
+    index: int
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class AnswerFinished(Event):
+    """The language model stopped (done, capped or interrupted)."""
+
+    text: str
+    tokens: int
+    tokens_per_s: float
+    """Decode speed after the first token."""
+    prompt_s: float
+    """Seconds from the question to the first token."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpeakingStarted(Event):
+    """The first audio of the answer reached the speaker."""
+
+    latency_s: float
+    """Seconds from the end of the user's speech to this moment."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SentenceSpoken(Event):
+    """A sentence started playing (the display scrolls in step with it)."""
+
+    index: int
+    text: str
+    duration_s: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpeakingFinished(Event):
+    """The speaker went quiet."""
+
+    spoken: str
+    """What the user actually heard."""
+    interrupted: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class BargeIn(Event):
+    """The user interrupted the answer."""
+
+    source: str
+    """button or wake-word."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnFailed(Event):
+    """Something went wrong during the turn; the box goes back to idle."""
+
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnEnded(Event):
+    """The turn is over (always emitted, whatever happened)."""
+
+    outcome: str
+    """answered, interrupted, no-speech or failed."""
+
+
+Subscriber = Callable[[Event], None]
+
+
+class EventBus:
+    """Fans events out to subscribers; a failing subscriber is logged and never breaks the pipeline."""
+
+    def __init__(self) -> None:
+        self._subscribers: list[Subscriber] = []
+        self._lock = threading.Lock()
+
+    def subscribe(self, subscriber: Subscriber) -> None:
+        """Call `subscriber(event)` for every event from now on."""
+        with self._lock:
+            self._subscribers.append(subscriber)
+
+    def emit(self, event: Event) -> None:
+        """Deliver `event` to every subscriber, in order of subscription."""
+        with self._lock:
+            subscribers = list(self._subscribers)
+        for subscriber in subscribers:
+            try:
+                subscriber(event)
+            except Exception:
+                _LOGGER.exception("subscriber %r failed on %s", subscriber, type(event).__name__)

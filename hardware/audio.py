@@ -1,0 +1,279 @@
+"""Microphones and speakers: WAV files, raw stdin, and ALSA devices through sounddevice.
+
+Wiring: any ALSA capture/playback device (USB microphone, I2S HAT, the Pi's headphone jack).
+Usage:
+    mic = WavFileSource(Path("question.wav"), realtime=True)
+    speaker = WavFileSink(Path("answer.wav"), rate_hz=22050)
+    for frame in mic.frames(): ...
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import queue
+import sys
+import threading
+import time
+import wave
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import BinaryIO, Final
+
+import numpy as np
+import soundfile as sf
+import soxr
+
+_LOGGER = logging.getLogger(__name__)
+
+RATE_HZ: Final = 16000
+"""What every source delivers: 16 kHz mono signed 16-bit."""
+CHUNK_S: Final = 0.03
+"""Sources deliver 30 ms chunks (what a VAD judges), as a capture device would."""
+BLOCK_S: Final = 0.02
+"""Sinks play in 20 ms blocks, so a stop takes effect within one block."""
+
+
+class AudioInputError(OSError):
+    """A microphone could not be opened or read; the message names it."""
+
+
+def _to_int16_mono(samples: np.ndarray) -> np.ndarray:
+    """(frames, channels) float32 in -1..1 -> mono int16."""
+    mono = samples.mean(axis=1) if samples.ndim == 2 else samples
+    out: np.ndarray = np.clip(np.round(mono * 32767.0), -32768, 32767).astype(np.int16)
+    return out
+
+
+class WavFileSource:
+    """A recorded microphone: any audio file, converted to 16 kHz mono and paced in real time (or faster)."""
+
+    def __init__(self, path: Path, realtime: bool = True, speed: float = 1.0, tail_silence_s: float = 1.0) -> None:
+        try:
+            samples, rate = sf.read(str(path), dtype="float32", always_2d=True)
+        except (sf.LibsndfileError, OSError) as err:
+            raise AudioInputError(f"cannot read microphone file {path}: {err}") from err
+        audio = (
+            soxr.resample(_to_int16_mono(samples), int(rate), RATE_HZ) if rate != RATE_HZ else _to_int16_mono(samples)
+        )
+        # NOTE: a file ends abruptly; trailing silence lets end-of-speech detection see the pause a person makes.
+        self._audio = np.concatenate([np.asarray(audio, np.int16), np.zeros(int(tail_silence_s * RATE_HZ), np.int16)])
+        self._realtime, self._speed = realtime, speed
+        self._closed = threading.Event()
+
+    @property
+    def duration_s(self) -> float:
+        """Length of the audio, including the added trailing silence."""
+        return len(self._audio) / RATE_HZ
+
+    def frames(self) -> Iterator[bytes]:
+        """Yield 30 ms chunks, sleeping between them when paced in real time."""
+        step = int(RATE_HZ * CHUNK_S)
+        started = time.monotonic()
+        for i in range(0, len(self._audio), step):
+            if self._closed.is_set():
+                return
+            if self._realtime:
+                delay = started + i / RATE_HZ / self._speed - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+            yield self._audio[i : i + step].tobytes()
+
+    def close(self) -> None:
+        """Stop early."""
+        self._closed.set()
+
+
+class RawStreamSource:
+    """Raw signed 16-bit little-endian PCM from a stream (e.g. stdin from `arecord -f S16_LE`)."""
+
+    def __init__(self, stream: BinaryIO | None = None, rate_hz: int = RATE_HZ, channels: int = 1) -> None:
+        self._stream = stream or sys.stdin.buffer
+        self._rate, self._channels = rate_hz, channels
+        self._closed = threading.Event()
+
+    def frames(self) -> Iterator[bytes]:
+        """Yield 30 ms of 16 kHz mono audio per read until the stream ends."""
+        frame_bytes = int(self._rate * CHUNK_S) * 2 * self._channels
+        resampler = soxr.ResampleStream(self._rate, RATE_HZ, 1, dtype="int16") if self._rate != RATE_HZ else None
+        while not self._closed.is_set():
+            data = self._stream.read(frame_bytes)
+            if not data:
+                return
+            pcm = np.frombuffer(data[: len(data) - len(data) % (2 * self._channels)], "<i2")
+            mono = pcm.reshape(-1, self._channels).mean(axis=1).astype(np.int16) if self._channels > 1 else pcm
+            yield (resampler.resample_chunk(mono) if resampler else mono).astype(np.int16).tobytes()
+
+    def close(self) -> None:
+        """Stop after the current read."""
+        self._closed.set()
+
+
+class SoundDeviceSource:
+    """An ALSA capture device via sounddevice, at the device's own rate, converted to 16 kHz mono."""
+
+    def __init__(self, device: str | int | None = None, rate_hz: int | None = None, channels: int = 1) -> None:
+        import sounddevice as sd
+
+        try:
+            info = sd.query_devices(device, "input")
+        except (ValueError, sd.PortAudioError) as err:
+            raise AudioInputError(f"no microphone {device!r}: {err}; see `talkbox devices`") from err
+        self.name = str(info["name"])
+        self._rate = int(rate_hz or info["default_samplerate"])
+        self._channels = channels
+        self._queue: queue.Queue[bytes | None] = queue.Queue(maxsize=200)
+        self._stream = sd.RawInputStream(
+            device=device,
+            samplerate=self._rate,
+            channels=channels,
+            dtype="int16",
+            blocksize=int(self._rate * CHUNK_S),
+            callback=self._callback,
+        )
+
+    def _callback(self, data: bytes, frames: int, when: object, status: object) -> None:
+        # NOTE: if the consumer stalls, drop audio rather than block PortAudio's real-time thread.
+        with contextlib.suppress(queue.Full):
+            self._queue.put_nowait(bytes(data))
+
+    def frames(self) -> Iterator[bytes]:
+        """Yield 16 kHz mono audio until closed."""
+        resampler = soxr.ResampleStream(self._rate, RATE_HZ, 1, dtype="int16") if self._rate != RATE_HZ else None
+        with self._stream:
+            while (data := self._queue.get()) is not None:
+                pcm = np.frombuffer(data, "<i2")
+                if self._channels > 1:
+                    pcm = pcm.reshape(-1, self._channels).mean(axis=1).astype(np.int16)
+                yield (resampler.resample_chunk(pcm) if resampler else pcm).astype(np.int16).tobytes()
+
+    def close(self) -> None:
+        """Stop capturing."""
+        self._queue.put(None)
+
+
+class _Player:
+    """The playback thread every sink shares: a queue of chunks written in 20 ms blocks."""
+
+    def __init__(self, rate_hz: int, write: Callable[[bytes], None], realtime: bool) -> None:
+        self.rate_hz = rate_hz
+        self._write, self._realtime = write, realtime
+        self._queue: queue.Queue[tuple[int, bytes, Callable[[], None] | None] | None] = queue.Queue()
+        self._generation = 0  # bumped by stop(): anything queued or playing from before is dropped
+        self._idle = threading.Event()
+        self._idle.set()
+        self._lock = threading.Lock()
+        self._current = (0, 0)  # (samples played, samples total) of the chunk sounding now
+        self._thread = threading.Thread(target=self._run, name="playback", daemon=True)
+        self._thread.start()
+
+    def play(self, pcm: bytes, rate_hz: int, on_start: Callable[[], None] | None = None) -> None:
+        if rate_hz != self.rate_hz:
+            pcm = np.asarray(soxr.resample(np.frombuffer(pcm, "<i2"), rate_hz, self.rate_hz), np.int16).tobytes()
+        with self._lock:
+            self._idle.clear()
+            self._queue.put((self._generation, pcm, on_start))
+
+    def stop(self) -> float:
+        with self._lock:
+            self._generation += 1
+            played, total = self._current
+        self._idle.wait(timeout=1.0)
+        return played / total if total else 1.0
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self._idle.wait(timeout)
+
+    def close(self) -> None:
+        self.stop()
+        self._queue.put(None)
+        self._thread.join(timeout=2.0)
+
+    def _run(self) -> None:
+        block = int(self.rate_hz * BLOCK_S) * 2
+        while (item := self._queue.get()) is not None:
+            generation, pcm, on_start = item
+            if generation == self._generation:
+                self._play_one(generation, pcm, on_start, block)
+            with self._lock:
+                if self._queue.empty():
+                    self._current = (0, 0)
+                    self._idle.set()
+
+    def _play_one(self, generation: int, pcm: bytes, on_start: Callable[[], None] | None, block: int) -> None:
+        total = len(pcm) // 2
+        self._current = (0, total)
+        if on_start:
+            on_start()
+        started = time.monotonic()
+        for i in range(0, len(pcm), block):
+            if generation != self._generation:
+                return
+            self._write(pcm[i : i + block])
+            self._current = (min(len(pcm), i + block) // 2, total)
+            if self._realtime:
+                delay = started + (i + block) / 2 / self.rate_hz - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+
+
+class WavFileSink:
+    """A speaker that records into a WAV file; in real time it also takes as long as a speaker would."""
+
+    def __init__(self, path: Path, rate_hz: int, realtime: bool = True) -> None:
+        self.path = path
+        self._wav = wave.open(str(path), "wb")  # noqa: SIM115 (closed by close(), after the playback thread)
+        self._wav.setnchannels(1)
+        self._wav.setsampwidth(2)
+        self._wav.setframerate(rate_hz)
+        self._player = _Player(rate_hz, self._wav.writeframes, realtime)
+
+    def play(self, pcm: bytes, rate_hz: int, on_start: Callable[[], None] | None = None) -> None:
+        """Queue audio."""
+        self._player.play(pcm, rate_hz, on_start)
+
+    def stop(self) -> float:
+        """Cut the audio now; return the fraction of the interrupted chunk written (1.0 if none was)."""
+        return self._player.stop()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until all queued audio is written."""
+        return self._player.wait(timeout)
+
+    def close(self) -> None:
+        """Finish the file."""
+        self._player.close()
+        self._wav.close()
+
+
+class SoundDeviceSink:
+    """An ALSA playback device via sounddevice."""
+
+    def __init__(self, device: str | int | None = None, rate_hz: int = 22050) -> None:
+        import sounddevice as sd
+
+        try:
+            self._stream = sd.RawOutputStream(
+                device=device, samplerate=rate_hz, channels=1, dtype="int16", blocksize=int(rate_hz * BLOCK_S)
+            )
+            self._stream.start()
+        except (ValueError, sd.PortAudioError) as err:
+            raise AudioInputError(f"cannot open speaker {device!r}: {err}; see `talkbox devices`") from err
+        self._player = _Player(rate_hz, self._stream.write, realtime=False)  # the device paces writes
+
+    def play(self, pcm: bytes, rate_hz: int, on_start: Callable[[], None] | None = None) -> None:
+        """Queue audio."""
+        self._player.play(pcm, rate_hz, on_start)
+
+    def stop(self) -> float:
+        """Silence within a block; return the fraction of the interrupted chunk played (1.0 if none was)."""
+        return self._player.stop()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until all queued audio is played."""
+        return self._player.wait(timeout)
+
+    def close(self) -> None:
+        """Close the device."""
+        self._player.close()
+        self._stream.close()

@@ -1,0 +1,58 @@
+"""A microphone for tests: silence in real time, with speech played in when the test says so."""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Iterator
+
+import numpy as np
+
+RATE_HZ = 16000
+FRAME = 480  # 30 ms
+
+
+class ScriptedMic:
+    """Implements the AudioSource port; `say()` and `end()` may be called from any thread (e.g. a bus subscriber)."""
+
+    def __init__(self, speed: float = 1.0, max_s: float = 120.0) -> None:
+        self._speed, self._max_s = speed, max_s
+        self._queue: queue.Queue[np.ndarray] = queue.Queue()
+        self._ending = threading.Event()
+        self._closed = threading.Event()
+        self.said_at: list[float] = []
+        """Stream time (seconds) at which each queued utterance started playing."""
+
+    def say(self, audio: np.ndarray) -> None:
+        """Play `audio` (16 kHz int16) into the stream after whatever is already queued."""
+        self._queue.put(audio.astype(np.int16))
+
+    def end(self) -> None:
+        """Finish once everything queued has been played."""
+        self._ending.set()
+
+    def close(self) -> None:
+        """Stop at once."""
+        self._closed.set()
+
+    def frames(self) -> Iterator[bytes]:
+        buf = np.zeros(0, np.int16)
+        started = time.monotonic()
+        n = 0
+        while not self._closed.is_set() and n * FRAME / RATE_HZ < self._max_s:
+            if len(buf) == 0:
+                try:
+                    buf = self._queue.get_nowait()
+                    self.said_at.append(n * FRAME / RATE_HZ)
+                except queue.Empty:
+                    if self._ending.is_set():
+                        return
+            frame, buf = buf[:FRAME], buf[FRAME:]
+            if len(frame) < FRAME:
+                frame = np.concatenate([frame, np.zeros(FRAME - len(frame), np.int16)])
+            n += 1
+            delay = started + n * FRAME / RATE_HZ / self._speed - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            yield frame.tobytes()

@@ -1,0 +1,235 @@
+"""The turn state machine with in-memory engines: fast, and exact about event sequences.
+
+The same pipeline runs with the real engines in test_turns.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+
+from daemon.config import ListenConfig
+from daemon.events import (
+    BargeIn,
+    Event,
+    ListeningEnded,
+    ListeningStarted,
+    SpeakingFinished,
+    SpeakingStarted,
+    TurnEnded,
+    TurnFailed,
+    TurnStarted,
+)
+from daemon.pipeline import Engines, Pipeline, State
+from tests.fakes import FakeResponder, FakeStt, FakeTts, FakeVad, FakeWake, voice, wake_word
+from tests.harness import Script, names, of, run_box
+from tests.mic import ScriptedMic
+
+QUICK = ListenConfig(trailing_silence_s=0.3, no_speech_timeout_s=1.0, follow_up_s=0.0, chime=False)
+ANSWERED = [
+    "TurnStarted",
+    "ListeningStarted",
+    "SpeechStarted",
+    "ListeningEnded",
+    "TranscriptReady",
+    "ThinkingStarted",
+    "SentenceReady",
+    "SentenceReady",
+    "AnswerFinished",
+    "SpeakingStarted",
+    "SentenceSpoken",
+    "SentenceSpoken",
+    "SpeakingFinished",
+    "TurnEnded",
+]
+
+
+def engines(responder: FakeResponder | None = None) -> Engines:
+    return Engines(stt=FakeStt(), responder=responder or FakeResponder(), tts=FakeTts(), vad=FakeVad(), wake=FakeWake())
+
+
+def ask(mic: ScriptedMic, wake: bool = True, seconds: float = 1.0) -> None:
+    if wake:
+        mic.say(wake_word())
+    mic.say(voice(seconds))
+
+
+def end_after_turn(event: Event, pipeline: Pipeline, mic: ScriptedMic) -> None:
+    if isinstance(event, TurnEnded):
+        mic.end()
+
+
+def test_a_wake_word_turn(tmp_path: Path) -> None:
+    mic = ScriptedMic(speed=2.0)
+    ask(mic)
+    events, pipeline = run_box(engines(), mic, QUICK, tmp_path / "out.wav", end_after_turn)
+    assert names(events) == ["WakeWordDetected", *ANSWERED]
+    assert of(events, TurnStarted)[0].trigger == "wake-word"  # type: ignore[attr-defined]
+    assert of(events, ListeningEnded)[0].reason == "silence"  # type: ignore[attr-defined]
+    finished = of(events, SpeakingFinished)[0]
+    assert finished.spoken == "It is noon. Time for lunch." and not finished.interrupted  # type: ignore[attr-defined]
+    assert {e.turn for e in events if not isinstance(e, TurnStarted) and e.turn} == {1}
+    assert pipeline.state is State.IDLE
+
+
+def test_silence_and_noise_never_start_a_turn(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    mic = ScriptedMic(speed=4.0)
+    mic.say(np.zeros(16000, np.int16))
+    mic.say((rng.standard_normal(32000) * 3000).astype(np.int16))
+    mic.end()
+    events, _ = run_box(engines(), mic, QUICK, tmp_path / "out.wav")
+    assert names(events) == []
+
+
+def test_wake_word_then_nothing_gives_up_without_thinking(tmp_path: Path) -> None:
+    mic = ScriptedMic(speed=2.0)
+    mic.say(wake_word())
+    events, _ = run_box(engines(), mic, QUICK, tmp_path / "out.wav", end_after_turn)
+    assert names(events) == [
+        "WakeWordDetected",
+        "TurnStarted",
+        "ListeningStarted",
+        "ListeningEnded",
+        "TranscriptReady",
+        "TurnEnded",
+    ]
+    assert of(events, ListeningEnded)[0].reason == "no-speech"  # type: ignore[attr-defined]
+    assert of(events, TurnEnded)[0].outcome == "no-speech"  # type: ignore[attr-defined]
+
+
+def later(seconds: float, fn: Callable[[], None]) -> None:
+    """Do `fn` on the event loop after `seconds` (called from a bus subscriber)."""
+    asyncio.get_running_loop().call_later(seconds, fn)
+
+
+def test_push_to_talk_listens_until_release(tmp_path: Path) -> None:
+    mic = ScriptedMic()
+
+    def person(event: Event, pipeline: Pipeline, mic: ScriptedMic) -> None:
+        if isinstance(event, ListeningStarted):
+            mic.say(voice(0.6))
+            mic.say(np.zeros(int(0.9 * 16000), np.int16))  # a pause longer than trailing silence...
+            mic.say(voice(0.6))
+            later(2.4, pipeline.release)  # ...does not end it: the release does
+        end_after_turn(event, pipeline, mic)
+
+    events, _ = run_box(engines(), mic, QUICK, tmp_path / "out.wav", person, start=Pipeline.press)
+    assert names(events) == ["ButtonPressed", *ANSWERED[:3], "ButtonReleased", *ANSWERED[3:]]
+    assert of(events, TurnStarted)[0].trigger == "button"  # type: ignore[attr-defined]
+    assert of(events, ListeningEnded)[0].reason == "released"  # type: ignore[attr-defined]
+
+
+def test_a_tap_listens_until_silence(tmp_path: Path) -> None:
+    mic = ScriptedMic()
+
+    def tap(pipeline: Pipeline) -> None:
+        pipeline.press()
+        later(0.2, pipeline.release)
+        mic.say(np.zeros(8000, np.int16))
+        mic.say(voice(0.8))
+
+    events, _ = run_box(engines(), mic, QUICK, tmp_path / "out.wav", end_after_turn, start=tap)
+    assert of(events, ListeningEnded)[0].reason == "silence"  # type: ignore[attr-defined]
+    assert names(events)[-1] == "TurnEnded" and of(events, TurnEnded)[0].outcome == "answered"  # type: ignore[attr-defined]
+
+
+def test_a_monologue_is_cut_at_the_maximum_length(tmp_path: Path) -> None:
+    mic = ScriptedMic(speed=3.0)
+    ask(mic, seconds=9.0)
+    cfg = ListenConfig(trailing_silence_s=0.3, max_utterance_s=3.0, follow_up_s=0.0, chime=False)
+    events, _ = run_box(engines(), mic, cfg, tmp_path / "out.wav", end_after_turn)
+    ended = of(events, ListeningEnded)[0]
+    assert ended.reason == "max-length" and 2.9 <= ended.speech_s <= 3.1  # type: ignore[attr-defined]
+    assert of(events, TurnEnded)[0].outcome == "answered"  # type: ignore[attr-defined]
+
+
+def barge_in_with(source: str) -> Script:
+    def person(event: Event, pipeline: Pipeline, mic: ScriptedMic) -> None:
+        if isinstance(event, SpeakingStarted) and event.turn == 1:
+            if source == "button":
+                later(0.6, pipeline.press)
+            else:
+                later(0.6, lambda: mic.say(wake_word()))
+        if isinstance(event, TurnEnded) and (source == "button" or event.turn == 2):
+            mic.end()
+
+    return person
+
+
+def test_button_barge_in_stops_speech_and_keeps_only_what_was_heard(tmp_path: Path) -> None:
+    responder = FakeResponder("One two three four five six. Seven eight nine ten eleven twelve.")
+    mic = ScriptedMic()
+    ask(mic)
+    events, pipeline = run_box(engines(responder), mic, QUICK, tmp_path / "out.wav", barge_in_with("button"))
+    tail = names(events)[names(events).index("BargeIn") - 1 :]
+    assert tail == ["ButtonPressed", "BargeIn", "SpeakingFinished", "TurnEnded"]
+    finished = of(events, SpeakingFinished)[0]
+    assert finished.interrupted  # type: ignore[attr-defined]
+    # 0.6 s into 0.25 s-per-word speech: about two words were heard, and only they are remembered.
+    heard = finished.spoken.split()  # type: ignore[attr-defined]
+    assert 1 <= len(heard) <= 4 and heard == ["One", "two", "three", "four"][: len(heard)]
+    assert responder.history == [("what time is it", finished.spoken)]  # type: ignore[attr-defined]
+    assert of(events, TurnEnded)[0].outcome == "interrupted"  # type: ignore[attr-defined]
+    assert pipeline.state is State.IDLE and 0 <= pipeline.last_barge_in_s < 0.15
+
+
+def test_wake_word_barge_in_starts_a_new_question(tmp_path: Path) -> None:
+    responder = FakeResponder("One two three four five six. Seven eight nine ten eleven twelve.")
+    mic = ScriptedMic()
+    ask(mic)
+    events, _ = run_box(engines(responder), mic, QUICK, tmp_path / "out.wav", barge_in_with("wake-word"))
+    assert of(events, BargeIn)[0].source == "wake-word"  # type: ignore[attr-defined]
+    starts = of(events, TurnStarted)
+    assert [(e.turn, e.trigger) for e in starts] == [(1, "wake-word"), (2, "wake-word")]  # type: ignore[attr-defined]
+    assert [e.outcome for e in of(events, TurnEnded)] == ["interrupted", "no-speech"]  # type: ignore[attr-defined]
+
+
+def test_follow_up_needs_no_wake_word_until_the_window_closes(tmp_path: Path) -> None:
+    cfg = ListenConfig(trailing_silence_s=0.3, no_speech_timeout_s=1.0, follow_up_s=1.5, chime=False)
+    mic = ScriptedMic()
+    ask(mic)
+
+    def person(event: Event, pipeline: Pipeline, mic: ScriptedMic) -> None:
+        if isinstance(event, TurnStarted) and event.trigger == "follow-up" and event.turn == 2:
+            mic.say(np.zeros(8000, np.int16))
+            mic.say(voice(0.8))  # a follow-up question, no wake word
+        if isinstance(event, TurnEnded) and event.turn == 3:  # the second window closed unused
+            mic.say(voice(0.8))  # speech without the wake word: ignored now
+            mic.say(np.zeros(16000, np.int16))
+            mic.end()
+
+    events, _ = run_box(engines(), mic, cfg, tmp_path / "out.wav", person)
+    starts = [(e.turn, e.trigger) for e in of(events, TurnStarted)]  # type: ignore[attr-defined]
+    assert starts == [(1, "wake-word"), (2, "follow-up"), (3, "follow-up")]
+    assert [e.outcome for e in of(events, TurnEnded)] == ["answered", "answered", "no-speech"]  # type: ignore[attr-defined]
+
+
+class BrokenResponder(FakeResponder):
+    def respond(self, question: str, cancel: threading.Event | None = None) -> Iterator[str]:
+        if question:
+            raise RuntimeError("the model fell over")
+        yield ""
+
+
+def test_a_failed_turn_is_reported_and_the_box_keeps_working(tmp_path: Path) -> None:
+    mic = ScriptedMic(speed=2.0)
+    ask(mic)
+
+    def person(event: Event, pipeline: Pipeline, mic: ScriptedMic) -> None:
+        if isinstance(event, TurnEnded):
+            if event.turn == 1:
+                ask(mic)
+            else:
+                mic.end()
+
+    broken = Engines(stt=FakeStt(), responder=BrokenResponder(), tts=FakeTts(), vad=FakeVad(), wake=FakeWake())
+    events, pipeline = run_box(broken, mic, QUICK, tmp_path / "out.wav", person)
+    failures = of(events, TurnFailed)
+    assert [e.turn for e in failures] == [1, 2] and "fell over" in failures[0].message  # type: ignore[attr-defined]
+    assert [e.outcome for e in of(events, TurnEnded)] == ["failed", "failed"]  # type: ignore[attr-defined]
+    assert pipeline.state is State.IDLE
