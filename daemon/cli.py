@@ -60,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", parents=[common], help="one complete spoken turn, no hardware needed")
     demo.add_argument("--out", type=Path, default=Path("talkbox-demo"), help="directory for the demo's files")
+    demo.add_argument("--question", default="What is the capital of France?", help="what the demo asks")
     demo.add_argument("--fast", action="store_true", help="do not pace the microphone in real time")
     demo.add_argument(
         "--compare", action="store_true", help="also time a sequential STT -> LLM -> TTS run on the same question"

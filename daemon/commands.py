@@ -150,10 +150,10 @@ def demo(cfg: Config, args: argparse.Namespace) -> int:
     started = time.monotonic()
     engines = load_engines(cfg)
     print(f"[models ready in {time.monotonic() - started:.1f} s]")
-    result = run_demo(engines, cfg, args.out, realtime=not args.fast)
+    result = run_demo(engines, cfg, args.out, realtime=not args.fast, question=args.question)
     print(f"\nwrote {result.question_wav}, {result.answer_wav} and {result.events}")
     if args.compare and result.first_audio_s is not None:
-        baseline = sequential_first_audio(engines)
+        baseline = sequential_first_audio(engines, args.question)
         print(
             f"first audio: streaming {result.first_audio_s:.2f} s vs sequential {baseline:.2f} s "
             f"(ratio {result.first_audio_s / baseline:.2f})"

@@ -53,10 +53,12 @@ def speak_question(tts: TextToSpeech, path: Path, question: str = QUESTION, wake
     return path
 
 
-def run_demo(engines: Engines, config: Config, out: Path, realtime: bool = True) -> DemoResult:
+def run_demo(
+    engines: Engines, config: Config, out: Path, realtime: bool = True, question: str = QUESTION
+) -> DemoResult:
     """Play the spoken question into the pipeline and record its answer and events under `out`."""
     out.mkdir(parents=True, exist_ok=True)
-    question = speak_question(engines.tts, out / "question.wav")
+    mic = speak_question(engines.tts, out / "question.wav", question)
     bus = EventBus()
     view = ConsoleView()
     log = EventLog(out / "events.jsonl")
@@ -64,7 +66,7 @@ def run_demo(engines: Engines, config: Config, out: Path, realtime: bool = True)
     bus.subscribe(log)
     sink = WavFileSink(out / "answer.wav", engines.tts.sample_rate_hz, realtime=realtime)
     try:
-        run_pipeline(engines, WavFileSource(question, realtime=realtime), sink, config, bus)
+        run_pipeline(engines, WavFileSource(mic, realtime=realtime), sink, config, bus)
     finally:
         sink.close()
         log.close()
