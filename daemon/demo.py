@@ -71,7 +71,7 @@ def run_demo(
         sink.close()
         log.close()
     return DemoResult(
-        question,
+        mic,
         out / "answer.wav",
         out / "events.jsonl",
         view.latencies[0] if view.latencies else None,
