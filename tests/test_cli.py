@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import subprocess
@@ -12,6 +13,7 @@ import pytest
 
 from daemon.cli import main
 from daemon.errors import EXIT_CONFIG, EXIT_DATAERR, EXIT_OK, EXIT_USAGE
+from daemon.eventlog import read_events
 from daemon.speakable import speakable
 
 
@@ -140,3 +142,34 @@ def test_quantize_refuses_a_non_gguf(tmp_path: Path, capsys: pytest.CaptureFixtu
     src.write_bytes(b"PK\x03\x04" * 100)
     status, _, err = run(capsys, "models", "quantize", str(src), str(tmp_path / "y.gguf"))
     assert status == EXIT_DATAERR and "not a GGUF file" in err and not (tmp_path / "y.gguf").exists()
+
+
+@pytest.mark.slow
+def test_demo_runs_one_spoken_turn_and_writes_its_files(
+    cfg_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "demo"
+    status, stdout, _ = run(capsys, "--config", str(cfg_file), "demo", "--out", str(out), "--fast")
+    assert status == EXIT_OK
+    assert "you:  what is the capital of france" in stdout and "Paris" in stdout
+    assert "first audio" in stdout
+    events = read_events(out / "events.jsonl")
+    kinds = [e["event"] for e in events]
+    assert kinds[0] == "WakeWordDetected" and kinds[-1] == "TurnEnded" and events[-1]["outcome"] == "answered"
+    assert all(a["t"] <= b["t"] for a, b in itertools.pairwise(events))
+    assert (out / "question.wav").stat().st_size > 0 and (out / "answer.wav").stat().st_size > 0
+
+
+@pytest.mark.slow
+def test_run_with_files_answers_and_logs(cfg_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    question = tmp_path / "q.wav"
+    assert run(capsys, "say", "Hey Jarvis. How many days are in a week?", "--wav", str(question))[0] == EXIT_OK
+    argv = ["run", "--mic", str(question), "--speaker", str(tmp_path / "a.wav"), "--events", str(tmp_path / "e.jsonl")]
+    status, stdout, _ = run(capsys, "--config", str(cfg_file), *argv, "--fast")
+    assert status == EXIT_OK and "you:" in stdout
+    assert [e["event"] for e in read_events(tmp_path / "e.jsonl")][-1] == "TurnEnded"
+
+
+def test_run_with_a_missing_microphone_file_exits_65(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run(capsys, "run", "--mic", str(tmp_path / "nope.wav"), "--speaker", str(tmp_path / "a.wav"))
+    assert status == EXIT_DATAERR and "nope.wav" in err
