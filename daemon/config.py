@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, get_type_hints
 
+from daemon.config_hardware import AudioConfig, ButtonConfig, DisplayConfig, SerialConfig
 from daemon.errors import ConfigError
+from daemon.validate import check as _check
 
 DEFAULT_CONFIG_PATH: Final = Path("/etc/talkbox/talkbox.toml")
 CONTEXT_GRANULE_TOKENS: Final = 256
@@ -28,12 +30,6 @@ def _default_models_dir() -> str:
     """Where fetched models live when the config does not say (per-user off the box)."""
     data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return str(Path(data_home) / "talkbox" / "models")
-
-
-def _check(ok: bool, key: str, value: object, allowed: str) -> None:
-    """Raise a ConfigError naming the key, the bad value and what is allowed."""
-    if not ok:
-        raise ConfigError("config-invalid", f"{key} = {value!r} is not allowed: {allowed}")
 
 
 @dataclass(frozen=True)
@@ -203,6 +199,10 @@ class Config:
     tts: TtsConfig = field(default_factory=TtsConfig)
     wake: WakeConfig = field(default_factory=WakeConfig)
     listen: ListenConfig = field(default_factory=ListenConfig)
+    audio: AudioConfig = field(default_factory=AudioConfig)
+    display: DisplayConfig = field(default_factory=DisplayConfig)
+    button: ButtonConfig = field(default_factory=ButtonConfig)
+    serial: SerialConfig = field(default_factory=SerialConfig)
 
 
 def _coerce(key: str, value: Any, kind: Any) -> Any:
