@@ -181,6 +181,48 @@ class TurnEnded(Event):
     """answered, interrupted, no-speech or failed."""
 
 
+@dataclass(frozen=True, kw_only=True)
+class BootProgress(Event):
+    """A start-up step, with how far the whole start-up has come."""
+
+    step: str
+    """What is happening, for a person: "Checking models", "Loading language model"."""
+    fraction: float
+    """0..1 of the whole start-up."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class BoxReady(Event):
+    """Models loaded and audio open: the box can be spoken to."""
+
+    wake_phrase: str
+    """The wake phrase, or "" when only the button starts a turn."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Notice(Event):
+    """A short confirmation for the user, e.g. "Conversation forgotten"."""
+
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Fault(Event):
+    """Something the box cannot fix by itself (a missing model, a lost device)."""
+
+    code: str
+    message: str
+    permanent: bool
+    """True: the box will not recover without a person; False: it retries."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShuttingDown(Event):
+    """The box is stopping."""
+
+    reason: str
+
+
 Subscriber = Callable[[Event], None]
 
 

@@ -1,0 +1,1 @@
+"""What the OLED shows: screens drawn from the box's events."""

@@ -1,0 +1,223 @@
+"""Turn the box's events into screens on the OLED: bounded refresh, no busy loop, burn-in care."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Final, Protocol
+
+from PIL import Image
+
+from daemon.config_hardware import DisplayConfig
+from daemon.events import (
+    AnswerFinished,
+    AudioLevel,
+    BootProgress,
+    BoxReady,
+    Event,
+    Fault,
+    ListeningStarted,
+    Notice,
+    PartialTranscript,
+    SentenceSpoken,
+    ShuttingDown,
+    ThinkingStarted,
+    TokenGenerated,
+    TranscriptReady,
+    TurnEnded,
+    TurnFailed,
+)
+from daemon.ui.screens import Screen, render
+
+_LOGGER = logging.getLogger(__name__)
+
+ANIMATION_S: Final = 0.25
+"""Spinner, dots and scrolling advance this often."""
+NOTICE_S: Final = 2.5
+ERROR_S: Final = 6.0
+SHIFT_EVERY_S: Final = 60.0
+"""The idle screen moves by a pixel this often, so no pixel is lit for ever."""
+SHIFTS: Final = ((0, 0), (1, 0), (1, 1), (0, 1))
+DIM_CONTRAST: Final = 8
+ANIMATED: Final = frozenset({"listening", "thinking", "speaking"})
+
+
+class Display(Protocol):
+    """What the controller needs of an OLED (hardware.oled.OledDisplay implements it)."""
+
+    width: int
+    height: int
+
+    def show(self, image: Image.Image) -> bool: ...
+    def contrast(self, level: int) -> None: ...
+    def blank(self, off: bool) -> None: ...
+
+
+class DisplayController:
+    """Subscribe `on_event` to the bus; a thread redraws only when something changed or moves."""
+
+    def __init__(self, display: Display, config: DisplayConfig, clock: Callable[[], float] = time.monotonic) -> None:
+        self._display, self._cfg, self._clock = display, config, clock
+        self._cond = threading.Condition()
+        self._base = Screen("boot", text="Starting", progress=0.0)  # what to return to after a notice
+        self._ready = Screen("ready", text="Ready")
+        self._overlay: Screen | None = None
+        self._overlay_until = 0.0
+        self._speaking_since = 0.0
+        self._speaking_for = 1.0
+        self._first_token_at = 0.0
+        self._tokens = 0
+        self._last_activity = clock()
+        self._last_image: bytes = b""
+        self._dimmed = self._blanked = False
+        self._dirty = True
+        self._stopped = False
+        self._thread: threading.Thread | None = None
+        self.frames_drawn = 0
+
+    # -- events -------------------------------------------------------------------------------------------
+
+    def on_event(self, event: Event) -> None:
+        """Update what to show (any thread); cheap, never blocks on the display."""
+        with self._cond:
+            self._apply(event, self._clock())
+            self._last_activity = self._clock()
+            self._dirty = True
+            self._cond.notify()
+
+    def _apply(self, event: Event, now: float) -> None:  # noqa: C901 (one case per event kind)
+        base = self._base
+        match event:
+            case BootProgress(step=step, fraction=fraction):
+                self._base = Screen("boot", text=step, progress=fraction)
+            case BoxReady(wake_phrase=phrase):
+                self._ready = Screen("ready", text=f'Say "{phrase}"' if phrase else "Press the button",
+                                     detail="or hold the button and speak" if phrase else "and speak")
+                self._base = self._ready
+            case ListeningStarted():
+                self._base = Screen("listening", level=0.0)
+            case AudioLevel(dbfs=dbfs) if base.kind == "listening":
+                self._base = dataclasses.replace(base, level=min(1.0, max(0.0, (dbfs + 60.0) / 60.0)))
+            case PartialTranscript(text=text) | TranscriptReady(text=text) if base.kind == "listening":
+                self._base = dataclasses.replace(base, text=text)
+            case ThinkingStarted(question=question):
+                self._base = Screen("thinking", text=question)
+                self._tokens, self._first_token_at = 0, 0.0
+            case TokenGenerated() if base.kind == "thinking":
+                self._tokens += 1
+                self._first_token_at = self._first_token_at or now
+                elapsed = now - self._first_token_at
+                if elapsed > 0.3:
+                    self._base = dataclasses.replace(base, detail=f"{(self._tokens - 1) / elapsed:.0f} t/s")
+            case AnswerFinished(tokens_per_s=rate) if base.kind == "thinking" and rate:
+                self._base = dataclasses.replace(base, detail=f"{rate:.0f} t/s")
+            case SentenceSpoken(index=index, text=text, duration_s=duration):
+                self._base = Screen("speaking", text=text, detail=f"#{index + 1}")
+                self._speaking_since, self._speaking_for = now, max(duration, 0.1)
+            case TurnEnded(outcome=outcome):
+                self._base = self._ready
+                if outcome == "no-speech":
+                    self._show_overlay(Screen("notice", title="Listening", text="I didn't hear anything."), now)
+            case TurnFailed(code=code, message=message):
+                self._show_overlay(Screen("error", title=code, text=message), now, ERROR_S)
+            case Fault(code=code, message=message, permanent=permanent):
+                error = Screen("error", title=code, text=message)
+                if permanent:
+                    self._base, self._overlay = error, None
+                else:
+                    self._show_overlay(error, now, ERROR_S)
+            case Notice(text=text):
+                self._show_overlay(Screen("notice", text=text), now)
+            case ShuttingDown(reason=reason):
+                self._base, self._overlay = Screen("shutdown", text=reason or "Shutting down..."), None
+            case _:
+                pass
+
+    def _show_overlay(self, screen: Screen, now: float, seconds: float = NOTICE_S) -> None:
+        self._overlay, self._overlay_until = screen, now + seconds
+
+    # -- drawing ------------------------------------------------------------------------------------------
+
+    def current(self, now: float | None = None) -> Screen:
+        """The screen that should be visible at `now`."""
+        now = self._clock() if now is None else now
+        if self._overlay is not None and now < self._overlay_until:
+            return self._overlay
+        screen = self._base
+        tick = int(now / ANIMATION_S)
+        if screen.kind == "speaking":
+            return dataclasses.replace(screen, scroll=min(1.0, (now - self._speaking_since) / self._speaking_for))
+        return dataclasses.replace(screen, tick=tick) if screen.kind in ANIMATED else screen
+
+    def draw(self, now: float | None = None) -> Image.Image:
+        """Render the current screen (shifted by a pixel now and then when idle)."""
+        now = self._clock() if now is None else now
+        screen = self.current(now)
+        shift = SHIFTS[int(now / SHIFT_EVERY_S) % len(SHIFTS)] if screen.kind == "ready" else (0, 0)
+        return render(screen, self._display.width, self._display.height, shift)
+
+    def refresh(self, now: float | None = None) -> None:
+        """Draw now if the picture changed, and dim or blank an idle screen."""
+        now = self._clock() if now is None else now
+        idle = now - self._last_activity
+        cfg = self._cfg
+        blank = bool(cfg.blank_after_s) and idle >= cfg.blank_after_s and self.current(now).kind == "ready"
+        dim = bool(cfg.dim_after_s) and idle >= cfg.dim_after_s and self.current(now).kind == "ready"
+        if blank != self._blanked:
+            self._display.blank(blank)
+            self._blanked = blank
+        if dim != self._dimmed:
+            self._display.contrast(DIM_CONTRAST if dim else cfg.contrast)
+            self._dimmed = dim
+        if blank:
+            return
+        image = self.draw(now)
+        data = image.tobytes()
+        if data != self._last_image and self._display.show(image):
+            self._last_image = data
+            self.frames_drawn += 1
+
+    def _next_wake(self, now: float) -> float:
+        """Seconds until something on screen must change by itself."""
+        screen = self.current(now)
+        waits = [SHIFT_EVERY_S - now % SHIFT_EVERY_S]
+        if screen.kind in ANIMATED:
+            waits.append(ANIMATION_S)
+        if self._overlay is not None and now < self._overlay_until:
+            waits.append(self._overlay_until - now)
+        idle = now - self._last_activity
+        for after in (self._cfg.dim_after_s, self._cfg.blank_after_s):
+            if after and idle < after:
+                waits.append(after - idle)
+        return max(min(waits), 1.0 / self._cfg.max_fps)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                if not self._dirty and not self._stopped:
+                    self._cond.wait(self._next_wake(self._clock()))
+                if self._stopped:
+                    return
+                self._dirty = False
+            started = self._clock()
+            self.refresh()
+            # Bound the refresh rate whatever the event rate (tokens arrive 50 times a second).
+            time.sleep(max(0.0, 1.0 / self._cfg.max_fps - (self._clock() - started)))
+
+    def start(self) -> None:
+        """Start the drawing thread."""
+        self._display.contrast(self._cfg.contrast)
+        self._thread = threading.Thread(target=self._run, name="display", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Draw the last screen and stop the thread."""
+        with self._cond:
+            self._stopped = True
+            self._cond.notify()
+        if self._thread is not None:
+            self._thread.join(timeout=2.0)
+        self.refresh()

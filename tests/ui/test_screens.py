@@ -1,0 +1,179 @@
+"""Every screen, driven by real events through luma's dummy device, compared with reference PNGs.
+
+Set TALKBOX_UPDATE_REFERENCES=1 to rewrite the references after a deliberate change (then look at them).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageChops
+
+from daemon.config_hardware import DisplayConfig
+from daemon.events import (
+    AudioLevel,
+    BootProgress,
+    BoxReady,
+    Event,
+    Fault,
+    ListeningStarted,
+    Notice,
+    PartialTranscript,
+    SentenceSpoken,
+    ShuttingDown,
+    ThinkingStarted,
+    TokenGenerated,
+    TurnEnded,
+    TurnFailed,
+)
+from daemon.ui.display import DisplayController
+from hardware.oled import OledDisplay
+
+REFERENCE = Path(__file__).parent / "reference"
+ANSWER = ("The capital of France is Paris. It is known for the Eiffel Tower and the Louvre museum, "
+          "which holds the Mona Lisa.")
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+SCENES: dict[str, tuple[list[Event], float]] = {
+    "boot": ([BootProgress(step="Loading language model", fraction=0.42)], 0.0),
+    "ready": ([BoxReady(wake_phrase="Hey Jarvis")], 0.0),
+    "ready-button-only": ([BoxReady(wake_phrase="")], 0.0),
+    "listening": ([ListeningStarted(turn=1), AudioLevel(turn=1, dbfs=-20.0),
+                   PartialTranscript(turn=1, text="what is the capital of france")], 0.0),
+    "thinking": ([ThinkingStarted(turn=1, question="what is the capital of france")]
+                 + [TokenGenerated(turn=1, text="x")] * 1, 0.0),
+    "speaking-start": ([SentenceSpoken(turn=1, index=0, text=ANSWER, duration_s=8.0)], 0.0),
+    "speaking-end": ([SentenceSpoken(turn=1, index=0, text=ANSWER, duration_s=8.0)], 7.9),
+    "no-speech": ([BoxReady(wake_phrase="Hey Jarvis"), TurnEnded(turn=1, outcome="no-speech")], 0.0),
+    "turn-failed": ([TurnFailed(turn=1, code="llm-generation-failed", message="The language model failed.")], 0.0),
+    "fault": ([Fault(code="llm-model-corrupt", message="The language model file is damaged; fetch it again.",
+                     permanent=True)], 0.0),
+    "forgotten": ([Notice(text="Conversation forgotten.")], 0.0),
+    "shutdown": ([ShuttingDown(reason="Shutting down. Wait for the light to go out.")], 0.0),
+}
+
+
+def show(events: list[Event], after_s: float, height: int = 64) -> Image.Image:
+    clock = Clock()
+    oled = OledDisplay.open("dummy", height=height)
+    controller = DisplayController(oled, DisplayConfig(driver="dummy", height=height), clock)
+    for event in events:
+        controller.on_event(event)
+    clock.now += after_s
+    controller.refresh()
+    image: Image.Image = oled._device.image.copy()  # what luma's dummy device holds: the pixels sent
+    return image
+
+
+def same(image: Image.Image, name: str) -> bool:
+    path = REFERENCE / f"{name}.png"
+    if os.environ.get("TALKBOX_UPDATE_REFERENCES") or not path.exists():
+        image.save(path)
+    return bool(Image.open(path).convert("L").tobytes() == image.convert("L").tobytes())
+
+
+def differ(a: Image.Image, b: Image.Image) -> bool:
+    return ImageChops.difference(a.convert("L"), b.convert("L")).getbbox() is not None
+
+
+@pytest.mark.parametrize("name", sorted(SCENES))
+def test_screen_matches_reference(name: str) -> None:
+    events, after_s = SCENES[name]
+    assert same(show(events, after_s), name)
+
+
+def test_a_128x32_panel_gets_its_own_layout() -> None:
+    assert same(show(SCENES["speaking-start"][0], 0.0, height=32), "speaking-128x32")
+    assert same(show(SCENES["boot"][0], 0.0, height=32), "boot-128x32")
+
+
+def test_speaking_scrolls_in_step_with_the_audio() -> None:
+    start, end = (show(*SCENES[k]) for k in ("speaking-start", "speaking-end"))
+    assert differ(start, end)
+
+
+class CountingDisplay:
+    """A display that only counts what it is asked to do (to test timing behaviour, not pixels)."""
+
+    width, height = 128, 64
+
+    def __init__(self) -> None:
+        self.frames = 0
+        self.contrasts: list[int] = []
+        self.blanks: list[bool] = []
+
+    def show(self, image: Image.Image) -> bool:
+        self.frames += 1
+        return True
+
+    def contrast(self, level: int) -> None:
+        self.contrasts.append(level)
+
+    def blank(self, off: bool) -> None:
+        self.blanks.append(off)
+
+
+def controller(clock: Callable[[], float]) -> tuple[DisplayController, CountingDisplay]:
+    display = CountingDisplay()
+    cfg = DisplayConfig(driver="dummy", dim_after_s=60.0, blank_after_s=600.0)
+    return DisplayController(display, cfg, clock), display
+
+
+def test_idle_screen_dims_then_blanks_and_any_event_wakes_it() -> None:
+    clock = Clock()
+    c, display = controller(clock)
+    c.on_event(BoxReady(wake_phrase="Hey Jarvis"))
+    c.refresh()
+    clock.now += 61
+    c.refresh()
+    assert display.contrasts[-1] < 50  # dimmed
+    clock.now += 600
+    c.refresh()
+    assert display.blanks == [True]
+    frames = display.frames
+    c.on_event(ListeningStarted(turn=1))
+    c.refresh()
+    assert display.blanks == [True, False] and display.contrasts[-1] == 200 and display.frames == frames + 1
+
+
+def test_the_idle_screen_shifts_a_pixel_and_unchanged_frames_are_not_resent() -> None:
+    clock = Clock()
+    c, display = controller(clock)
+    c.on_event(BoxReady(wake_phrase="Hey Jarvis"))
+    first = c.draw()
+    c.refresh()
+    c.refresh()
+    assert display.frames == 1  # nothing changed, nothing sent: no flicker, no bus traffic
+    clock.now += 60
+    assert differ(first, c.draw())
+
+
+def test_the_drawing_thread_sleeps_when_nothing_changes() -> None:
+    import time
+
+    display = CountingDisplay()
+    c = DisplayController(display, DisplayConfig(driver="dummy", max_fps=8.0))
+    c.on_event(BoxReady(wake_phrase="Hey Jarvis"))
+    c.start()
+    time.sleep(0.5)
+    idle_frames = display.frames
+    time.sleep(1.0)
+    assert display.frames == idle_frames  # idle: no redraws at all
+    for _ in range(200):  # a burst of tokens
+        c.on_event(TokenGenerated(turn=1, text="x"))
+    time.sleep(1.0)
+    c.stop()
+    assert display.frames - idle_frames <= 8 + 2  # bounded by max_fps, not by the event rate
