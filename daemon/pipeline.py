@@ -31,6 +31,7 @@ from daemon.events import (
     EventBus,
     ListeningEnded,
     ListeningStarted,
+    Notice,
     PartialTranscript,
     SpeakingFinished,
     SpeechStarted,
@@ -152,6 +153,29 @@ class Pipeline:
     def release(self) -> None:
         """The button came up (call from any thread)."""
         self._call(self._on_release)
+
+    @property
+    def hearing_speech(self) -> bool:
+        """True while the user is speaking a question (any thread may read it)."""
+        u = self._utterance
+        return self.state is State.LISTENING and u is not None and u.endpointer.speech_started
+
+    def forget(self) -> None:
+        """Stop whatever is happening and forget the conversation (call from any thread)."""
+        self._call(self._on_forget)
+
+    def _on_forget(self) -> None:
+        if self.state is State.LISTENING and self._utterance is not None:
+            u, self._utterance = self._utterance, None
+            self.state = State.IDLE
+            self.emit(ListeningEnded(turn=u.turn, reason="cancelled", speech_s=round(u.endpointer.speech_s, 3)))
+            self.emit(TurnEnded(turn=u.turn, outcome="cancelled"))
+        elif self.state is State.RESPONDING:
+            self._barge_in("button")
+        assert self._loop is not None
+        # NOTE: off the loop: the model may still be finishing its current token under its own lock.
+        future = self._loop.run_in_executor(None, self._e.responder.forget)
+        future.add_done_callback(lambda _: self.emit(Notice(turn=0, text="Conversation forgotten.")))
 
     def _call(self, fn: Callable[[], None]) -> None:
         if self._loop is not None and not _on_loop(self._loop):

@@ -43,9 +43,22 @@ class OledDisplay:
             frames_dir.mkdir(parents=True, exist_ok=True)
 
     @classmethod
-    def open(cls, driver: str = "ssd1306", *, interface: str = "i2c", i2c_port: int = 1, i2c_address: int = 0x3C,
-             spi_port: int = 0, spi_device: int = 0, gpio_dc: int = 24, gpio_reset: int = 25, width: int = 128,
-             height: int = 64, rotate: int = 0, frames_dir: Path | None = None) -> OledDisplay:
+    def open(
+        cls,
+        driver: str = "ssd1306",
+        *,
+        interface: str = "i2c",
+        i2c_port: int = 1,
+        i2c_address: int = 0x3C,
+        spi_port: int = 0,
+        spi_device: int = 0,
+        gpio_dc: int = 24,
+        gpio_reset: int = 25,
+        width: int = 128,
+        height: int = 64,
+        rotate: int = 0,
+        frames_dir: Path | None = None,
+    ) -> OledDisplay:
         """Build the luma device the settings describe ("dummy" needs no hardware)."""
         if driver == "dummy":
             from luma.core.device import dummy
@@ -57,8 +70,11 @@ class OledDisplay:
 
         where = f"I2C bus {i2c_port} at {i2c_address:#04x}" if interface == "i2c" else f"SPI {spi_port}.{spi_device}"
         try:
-            bus = (i2c(port=i2c_port, address=i2c_address) if interface == "i2c"
-                   else spi(port=spi_port, device=spi_device, gpio_DC=gpio_dc, gpio_RST=gpio_reset))
+            bus = (
+                i2c(port=i2c_port, address=i2c_address)
+                if interface == "i2c"
+                else spi(port=spi_port, device=spi_device, gpio_DC=gpio_dc, gpio_RST=gpio_reset)
+            )
             return cls(getattr(oled, driver)(bus, width=width, height=height, rotate=rotate), frames_dir)
         except (DeviceNotFoundError, DevicePermissionError, OSError, ImportError, RuntimeError) as err:
             raise DisplayNotFound(f"no {driver} OLED answers on {where}: {err}") from err
@@ -112,6 +128,11 @@ class OledDisplay:
         """Write the animated GIF of recorded frames, and release the device."""
         if self._frames_dir is not None and self._frames:
             first, *rest = self._frames
-            first[0].save(self._frames_dir / "frames.gif", save_all=True, append_images=[f for f, _ in rest],
-                          duration=[max(20, int(d * 1000)) for _, d in self._frames], loop=0)
+            first[0].save(
+                self._frames_dir / "frames.gif",
+                save_all=True,
+                append_images=[f for f, _ in rest],
+                duration=[max(20, int(d * 1000)) for _, d in self._frames],
+                loop=0,
+            )
         self._guard("cleanup", self._device.cleanup)

@@ -88,14 +88,17 @@ class DisplayController:
             self._dirty = True
             self._cond.notify()
 
-    def _apply(self, event: Event, now: float) -> None:  # noqa: C901 (one case per event kind)
+    def _apply(self, event: Event, now: float) -> None:
         base = self._base
         match event:
             case BootProgress(step=step, fraction=fraction):
                 self._base = Screen("boot", text=step, progress=fraction)
             case BoxReady(wake_phrase=phrase):
-                self._ready = Screen("ready", text=f'Say "{phrase}"' if phrase else "Press the button",
-                                     detail="or hold the button and speak" if phrase else "and speak")
+                self._ready = Screen(
+                    "ready",
+                    text=f'Say "{phrase}"' if phrase else "Press the button",
+                    detail="or hold the button and speak" if phrase else "and speak",
+                )
                 self._base = self._ready
             case ListeningStarted():
                 self._base = Screen("listening", level=0.0)

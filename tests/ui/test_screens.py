@@ -33,8 +33,9 @@ from daemon.ui.display import DisplayController
 from hardware.oled import OledDisplay
 
 REFERENCE = Path(__file__).parent / "reference"
-ANSWER = ("The capital of France is Paris. It is known for the Eiffel Tower and the Louvre museum, "
-          "which holds the Mona Lisa.")
+ANSWER = (
+    "The capital of France is Paris. It is known for the Eiffel Tower and the Louvre museum, which holds the Mona Lisa."
+)
 
 
 class Clock:
@@ -51,16 +52,30 @@ SCENES: dict[str, tuple[list[Event], float]] = {
     "boot": ([BootProgress(step="Loading language model", fraction=0.42)], 0.0),
     "ready": ([BoxReady(wake_phrase="Hey Jarvis")], 0.0),
     "ready-button-only": ([BoxReady(wake_phrase="")], 0.0),
-    "listening": ([ListeningStarted(turn=1), AudioLevel(turn=1, dbfs=-20.0),
-                   PartialTranscript(turn=1, text="what is the capital of france")], 0.0),
-    "thinking": ([ThinkingStarted(turn=1, question="what is the capital of france")]
-                 + [TokenGenerated(turn=1, text="x")] * 1, 0.0),
+    "listening": (
+        [
+            ListeningStarted(turn=1),
+            AudioLevel(turn=1, dbfs=-20.0),
+            PartialTranscript(turn=1, text="what is the capital of france"),
+        ],
+        0.0,
+    ),
+    "thinking": (
+        [ThinkingStarted(turn=1, question="what is the capital of france")] + [TokenGenerated(turn=1, text="x")] * 1,
+        0.0,
+    ),
     "speaking-start": ([SentenceSpoken(turn=1, index=0, text=ANSWER, duration_s=8.0)], 0.0),
     "speaking-end": ([SentenceSpoken(turn=1, index=0, text=ANSWER, duration_s=8.0)], 7.9),
     "no-speech": ([BoxReady(wake_phrase="Hey Jarvis"), TurnEnded(turn=1, outcome="no-speech")], 0.0),
     "turn-failed": ([TurnFailed(turn=1, code="llm-generation-failed", message="The language model failed.")], 0.0),
-    "fault": ([Fault(code="llm-model-corrupt", message="The language model file is damaged; fetch it again.",
-                     permanent=True)], 0.0),
+    "fault": (
+        [
+            Fault(
+                code="llm-model-corrupt", message="The language model file is damaged; fetch it again.", permanent=True
+            )
+        ],
+        0.0,
+    ),
     "forgotten": ([Notice(text="Conversation forgotten.")], 0.0),
     "shutdown": ([ShuttingDown(reason="Shutting down. Wait for the light to go out.")], 0.0),
 }
