@@ -5,15 +5,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from daemon.config import Config
 from daemon.engines.load import load_llm, load_stt, load_tts, load_wake
 from daemon.engines.vad import WebRtcVad
 from daemon.errors import InputError, TalkboxError
-from daemon.events import EventBus
-from daemon.pipeline import Engines, Pipeline
+from daemon.pipeline import Engines
 from daemon.ports import AudioSink, AudioSource
 from hardware.audio import (
     AudioInputError,
@@ -27,22 +26,26 @@ from hardware.audio import (
 _LOGGER = logging.getLogger(__name__)
 
 
-def load_engines(config: Config) -> Engines:
+def load_engines(config: Config, progress: Callable[[str, float], None] | None = None) -> Engines:
     """Verify and load every engine; the LLM's system prompt is evaluated before the first question."""
+    report = progress or (lambda step, fraction: None)
+    report("Checking and loading the language model", 0.05)
     responder = load_llm(config)
+    report("Preparing the conversation", 0.45)
     responder.warm_up()
+    report("Loading speech recognition", 0.55)
+    stt = load_stt(config)
+    report("Loading the voice", 0.75)
+    tts = load_tts(config)
+    report("Loading the wake word", 0.9)
     wake = load_wake(config) if config.listen.wake_word else None
-    return Engines(
-        stt=load_stt(config),
-        responder=responder,
-        tts=load_tts(config),
-        vad=WebRtcVad(config.listen.vad_aggressiveness),
-        wake=wake,
-    )
+    report("Opening audio", 0.97)
+    vad = WebRtcVad(config.listen.vad_aggressiveness)
+    return Engines(stt=stt, responder=responder, tts=tts, vad=vad, wake=wake)
 
 
 def _device(spec: str) -> str | None:
-    """ "alsa" -> the default device; "alsa:NAME" -> the device whose name contains NAME."""
+    """The device part of "alsa" (the default device, None) or "alsa:NAME"."""
     return spec.partition(":")[2] or None
 
 
@@ -87,13 +90,3 @@ async def frames_of(source: AudioSource) -> AsyncIterator[bytes]:
         if isinstance(item, BaseException):
             raise TalkboxError("audio-device-lost", f"the microphone stopped: {item}") from item
         yield item
-
-
-def run_pipeline(engines: Engines, source: AudioSource, sink: AudioSink, config: Config, bus: EventBus) -> Pipeline:
-    """Run turns until the microphone ends (a file) or is closed; return the pipeline for inspection."""
-    pipeline = Pipeline(engines, sink, config.listen, bus)
-    try:
-        asyncio.run(pipeline.run(frames_of(source)))
-    finally:
-        source.close()
-    return pipeline

@@ -118,27 +118,15 @@ def say(cfg: Config, args: argparse.Namespace) -> int:
 
 def run(cfg: Config, args: argparse.Namespace) -> int:
     """Run the box: listen on the microphone, answer through the speaker, until the microphone ends."""
-    from daemon.app import load_engines, open_sink, open_source, run_pipeline
-    from daemon.console import ConsoleView
-    from daemon.eventlog import EventLog
-    from daemon.events import EventBus
+    from daemon.box import Box, RunOptions
 
     if args.no_wake:
         cfg = dataclasses.replace(cfg, listen=dataclasses.replace(cfg.listen, wake_word=False))
-    engines = load_engines(cfg)
-    bus = EventBus()
-    bus.subscribe(ConsoleView())
-    log = EventLog(args.events) if args.events else None
-    if log:
-        bus.subscribe(log)
-    source = open_source(args.mic, realtime=not args.fast)
-    sink = open_sink(args.speaker, engines.tts.sample_rate_hz, realtime=not args.fast)
+    box = Box(cfg, RunOptions(mic=args.mic, speaker=args.speaker, fast=args.fast, events=args.events))
     try:
-        run_pipeline(engines, source, sink, cfg, bus)
+        box.run()
     finally:
-        sink.close()  # type: ignore[attr-defined]
-        if log:
-            log.close()
+        box.close()
     return EXIT_OK
 
 

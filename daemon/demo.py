@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,17 +10,13 @@ from typing import Final
 
 import numpy as np
 
-from daemon.app import run_pipeline
+from daemon.box import Box, RunOptions
 from daemon.config import Config
-from daemon.console import ConsoleView
-from daemon.eventlog import EventLog
-from daemon.events import EventBus
 from daemon.pipeline import Engines
 from daemon.ports import AUDIO_RATE_HZ, TextToSpeech
 from daemon.sentences import SentenceSplitter
 from daemon.speakable import speakable
 from daemon.wavfile import resample, write_wav
-from hardware.audio import WavFileSink, WavFileSource
 
 WAKE_PHRASE: Final = "Hey Jarvis."
 QUESTION: Final = "What is the capital of France?"
@@ -56,20 +53,28 @@ def speak_question(tts: TextToSpeech, path: Path, question: str = QUESTION, wake
 def run_demo(
     engines: Engines, config: Config, out: Path, realtime: bool = True, question: str = QUESTION
 ) -> DemoResult:
-    """Play the spoken question into the pipeline and record its answer and events under `out`."""
+    """Play the spoken question into the box and record its answer, events and display frames under `out`."""
     out.mkdir(parents=True, exist_ok=True)
     mic = speak_question(engines.tts, out / "question.wav", question)
-    bus = EventBus()
-    view = ConsoleView()
-    log = EventLog(out / "events.jsonl")
-    bus.subscribe(view)
-    bus.subscribe(log)
-    sink = WavFileSink(out / "answer.wav", engines.tts.sample_rate_hz, realtime=realtime)
+    config = dataclasses.replace(
+        config,
+        display=dataclasses.replace(config.display, driver="dummy"),
+        button=dataclasses.replace(config.button, enabled=False),
+    )
+    options = RunOptions(
+        mic=str(mic),
+        speaker=str(out / "answer.wav"),
+        fast=not realtime,
+        events=out / "events.jsonl",
+        frames_dir=out / "frames",
+    )
+    box = Box(config, options)
+    box.engines = engines
     try:
-        run_pipeline(engines, WavFileSource(mic, realtime=realtime), sink, config, bus)
+        box.run()
     finally:
-        sink.close()
-        log.close()
+        box.close("Demo finished.")
+    view = box.view
     return DemoResult(
         mic,
         out / "answer.wav",

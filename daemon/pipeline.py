@@ -111,7 +111,7 @@ class Pipeline:
         self._answer: Answer | None = None
         self._task: asyncio.Task[None] | None = None
         self._frame = bytearray()
-        self._stt_pool = ThreadPoolExecutor(1, thread_name_prefix="stt")  # one thread keeps audio in order
+        self._stt_pool = ThreadPoolExecutor(1, thread_name_prefix="stt")
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pressed_at = 0.0
         self._source_ended = False
@@ -129,8 +129,10 @@ class Pipeline:
     # -- inputs -------------------------------------------------------------------------------------------
 
     async def run(self, frames: AsyncIterator[bytes]) -> None:
-        """Consume the microphone until it ends, then finish the turn in progress."""
+        """Consume the microphone until it ends, then finish the turn in progress (may be called again)."""
         self._loop = asyncio.get_running_loop()
+        self._stt_pool = ThreadPoolExecutor(1, thread_name_prefix="stt")  # one thread keeps audio in order
+        self._source_ended = False
         try:
             async for chunk in frames:
                 self._frame += chunk

@@ -1,0 +1,156 @@
+"""`talkbox run`: start up with progress on the display, then serve turns until told to stop."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from daemon.app import frames_of, load_engines, open_sink, open_source
+from daemon.config import Config
+from daemon.console import ConsoleView
+from daemon.errors import InputError, TalkboxError
+from daemon.eventlog import EventLog
+from daemon.events import BootProgress, BoxReady, Event, EventBus, Fault, ShuttingDown
+from daemon.peripherals import open_button, open_display
+from daemon.pipeline import Engines, Pipeline
+from daemon.ports import AudioSink
+
+_LOGGER = logging.getLogger(__name__)
+
+
+@dataclass
+class RunOptions:
+    """Where audio comes from and goes to, and what to record."""
+
+    mic: str = ""
+    """A file, "-" or "alsa[:NAME]"; empty means the config's audio.input."""
+    speaker: str = ""
+    """A WAV file or "alsa[:NAME]"; empty means the config's audio.output."""
+    fast: bool = False
+    events: Path | None = None
+    console: bool = True
+    frames_dir: Path | None = None
+    extra_subscribers: list[Callable[[Event], None]] = field(default_factory=list)
+
+
+def _is_device(spec: str) -> bool:
+    return spec == "alsa" or spec.startswith("alsa:")
+
+
+class Box:
+    """Everything the running box owns; `run()` blocks until the microphone ends or `stop()` is called."""
+
+    def __init__(self, config: Config, options: RunOptions) -> None:
+        self.config, self.options = config, options
+        self.bus = EventBus()
+        self._stop = threading.Event()
+        self._closers: list[Callable[[], object]] = []
+        self.pipeline: Pipeline | None = None
+        self.engines: Engines | None = None
+        self._log = EventLog(options.events) if options.events else None
+        if self._log:
+            self.bus.subscribe(self._log)
+        if options.console:
+            self.view = ConsoleView()
+            self.bus.subscribe(self.view)
+        for subscriber in options.extra_subscribers:
+            self.bus.subscribe(subscriber)
+
+    def emit(self, event: Event) -> None:
+        """Publish an event (through the pipeline once it runs, so subscribers stay on one thread)."""
+        (self.pipeline.emit if self.pipeline else self.bus.emit)(event)
+
+    def _open_display(self) -> None:
+        if getattr(self, "_display_open", False):
+            return
+        self._display_open = True
+        controller, oled = open_display(self.config, self.options.frames_dir)
+        if controller is not None and oled is not None:
+            self.bus.subscribe(controller.on_event)
+            self._closers += [controller.stop, oled.close]
+
+    def start(self) -> Engines:
+        """Show the boot screen, verify and load every model."""
+        self._open_display()
+        started = time.monotonic()
+        try:
+            engines = load_engines(self.config, lambda step, f: self.bus.emit(BootProgress(step=step, fraction=f)))
+        except TalkboxError as err:
+            self.bus.emit(Fault(code=err.code, message=err.message, permanent=True))
+            raise
+        _LOGGER.info("models ready in %.1f s", time.monotonic() - started)
+        self.engines = engines
+        return engines
+
+    def _open_speaker(self, engines: Engines) -> AudioSink:
+        spec = self.options.speaker or self.config.audio.output
+        while True:
+            try:
+                return open_sink(spec, engines.tts.sample_rate_hz, realtime=not self.options.fast)
+            except InputError as err:
+                if not _is_device(spec):
+                    raise
+                self._wait_for_device(err)
+
+    def _wait_for_device(self, err: TalkboxError) -> None:
+        self.bus.emit(Fault(code=err.code, message=err.message, permanent=False))
+        _LOGGER.warning("%s; retrying in %.0f s", err.message, self.config.audio.retry_s)
+        if self._stop.wait(self.config.audio.retry_s):
+            raise err
+
+    def run(self) -> None:
+        """Serve turns; a lost microphone device is shown and retried, a file ends the run."""
+        self._open_display()
+        engines = self.engines or self.start()
+        sink = self._open_speaker(engines)
+        self._closers.insert(0, sink.close)  # type: ignore[attr-defined]
+        pipeline = self.pipeline = Pipeline(engines, sink, self.config.listen, self.bus)
+        button = open_button(self.config, pipeline, pipeline.emit)
+        if button is not None:
+            self._closers.append(button.close)
+        wake = engines.wake.phrase if engines.wake else ""
+        self.bus.emit(BootProgress(step="Ready", fraction=1.0))
+        self.bus.emit(BoxReady(wake_phrase=wake))
+        spec = self.options.mic or self.config.audio.input
+        while not self._stop.is_set():
+            try:
+                source = open_source(spec, realtime=not self.options.fast)
+            except InputError as err:
+                if not _is_device(spec):
+                    raise
+                self._wait_for_device(err)
+                continue
+            self._source = source
+            try:
+                asyncio.run(pipeline.run(frames_of(source)))
+            except TalkboxError as err:
+                if err.code != "audio-device-lost" or not _is_device(spec):
+                    raise
+                self._wait_for_device(err)
+                continue
+            finally:
+                source.close()
+            if not _is_device(spec):
+                break
+
+    def stop(self) -> None:
+        """Ask `run()` to return (any thread): the microphone is closed and the current turn finishes."""
+        self._stop.set()
+        source = getattr(self, "_source", None)
+        if source is not None:
+            source.close()
+
+    def close(self, reason: str = "") -> None:
+        """Say goodbye on the display and release every device."""
+        self.bus.emit(ShuttingDown(reason=reason or "Stopped."))
+        for close in self._closers:
+            with contextlib.suppress(Exception):
+                close()
+        if self._log:
+            self._log.close()
