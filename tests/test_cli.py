@@ -155,7 +155,9 @@ def test_demo_runs_one_spoken_turn_and_writes_its_files(
     assert "first audio" in stdout
     events = read_events(out / "events.jsonl")
     kinds = [e["event"] for e in events]
-    assert kinds[0] == "WakeWordDetected" and kinds[-1] == "TurnEnded" and events[-1]["outcome"] == "answered"
+    assert kinds[:3] == ["BootProgress", "BoxReady", "WakeWordDetected"] and kinds[-1] == "ShuttingDown"
+    assert [e["outcome"] for e in events if e["event"] == "TurnEnded"] == ["answered"]
+    assert len(list((out / "frames").glob("frame-*.png"))) >= 5 and (out / "frames" / "frames.gif").is_file()
     assert all(a["t"] <= b["t"] for a, b in itertools.pairwise(events))
     assert (out / "question.wav").stat().st_size > 0 and (out / "answer.wav").stat().st_size > 0
 
@@ -167,7 +169,7 @@ def test_run_with_files_answers_and_logs(cfg_file: Path, tmp_path: Path, capsys:
     argv = ["run", "--mic", str(question), "--speaker", str(tmp_path / "a.wav"), "--events", str(tmp_path / "e.jsonl")]
     status, stdout, _ = run(capsys, "--config", str(cfg_file), *argv, "--fast")
     assert status == EXIT_OK and "you:" in stdout
-    assert [e["event"] for e in read_events(tmp_path / "e.jsonl")][-1] == "TurnEnded"
+    assert [e["event"] for e in read_events(tmp_path / "e.jsonl")][-2:] == ["TurnEnded", "ShuttingDown"]
 
 
 def test_run_with_a_missing_microphone_file_exits_65(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
