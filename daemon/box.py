@@ -94,15 +94,14 @@ class Box:
             try:
                 return open_sink(spec, engines.tts.sample_rate_hz, realtime=not self.options.fast)
             except InputError as err:
-                if not _is_device(spec):
+                if not _is_device(spec) or self._wait_for_device(err):
                     raise
-                self._wait_for_device(err)
 
-    def _wait_for_device(self, err: TalkboxError) -> None:
+    def _wait_for_device(self, err: TalkboxError) -> bool:
+        """Show the fault and wait to retry; True if the box was stopped meanwhile."""
         self.bus.emit(Fault(code=err.code, message=err.message, permanent=False))
         _LOGGER.warning("%s; retrying in %.0f s", err.message, self.config.audio.retry_s)
-        if self._stop.wait(self.config.audio.retry_s):
-            raise err
+        return self._stop.wait(self.config.audio.retry_s)
 
     def run(self) -> None:
         """Serve turns; a lost microphone device is shown and retried, a file ends the run."""
@@ -125,7 +124,7 @@ class Box:
                 if not _is_device(spec):
                     raise
                 self._wait_for_device(err)
-                continue
+                continue  # the loop ends if the box was stopped while waiting
             self._source = source
             try:
                 asyncio.run(pipeline.run(frames_of(source)))

@@ -66,6 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--compare", action="store_true", help="also time a sequential STT -> LLM -> TTS run on the same question"
     )
 
+    doctor = sub.add_parser("doctor", parents=[common], help="check every part of the box")
+    doctor.add_argument("--json", action="store_true")
+    sub.add_parser("devices", parents=[common], help="list audio devices")
+
     tr = sub.add_parser("transcribe", parents=[common], help="speech-to-text of a WAV file")
     tr.add_argument("wav", type=Path, help="a PCM WAV file (any rate, width, channel count)")
     tr.add_argument("--json", action="store_true", help="print text, words and timings as JSON")

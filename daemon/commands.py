@@ -149,6 +149,34 @@ def demo(cfg: Config, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def doctor(cfg: Config, args: argparse.Namespace) -> int:
+    """Check every part; exit 1 if a required part fails."""
+    from daemon.doctor import as_dicts, report, run_checks
+
+    checks = run_checks(cfg)
+    print(json.dumps(as_dicts(checks), indent=2) if args.json else report(checks))
+    return 1 if any(c.required and not c.ok for c in checks) else EXIT_OK
+
+
+def devices(cfg: Config, args: argparse.Namespace) -> int:
+    """List the audio devices sounddevice (PortAudio/ALSA) can see."""
+    import sounddevice as sd
+
+    found = sd.query_devices()
+    if not len(found):
+        print("no audio devices found (is the microphone/speaker plugged in? is the user in the audio group?)")
+        return EXIT_OK
+    default_in, default_out = sd.default.device
+    for i, d in enumerate(found):
+        marks = ("<in " if i == default_in else "") + ("<out" if i == default_out else "")
+        print(
+            f"{i:3} {d['name'][:40]:40} in {d['max_input_channels']:2} out {d['max_output_channels']:2} "
+            f"{int(d['default_samplerate']):6} Hz {marks}"
+        )
+    print('\nuse audio.input = "alsa:NAME" / audio.output = "alsa:NAME" with part of a name above')
+    return EXIT_OK
+
+
 def config_check(path: Path | None) -> int:
     """Validate a config file (or the default one) and say so."""
     cfg = config_mod.load(path)

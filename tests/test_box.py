@@ -1,0 +1,89 @@
+"""The running box degrades instead of dying: no display, no button, no microphone yet."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+from pathlib import Path
+
+import pytest
+
+from daemon.box import Box, RunOptions
+from daemon.config import Config, ListenConfig
+from daemon.config_hardware import AudioConfig, ButtonConfig, DisplayConfig
+from daemon.engines.load import load_wake
+from daemon.engines.vad import WebRtcVad
+from daemon.events import BoxReady, Event, Fault
+from daemon.pipeline import Engines
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def engines(llm, stt, tts, dev_config: Config) -> Engines:  # type: ignore[no-untyped-def]
+    return Engines(stt=stt, responder=llm, tts=tts, vad=WebRtcVad(2), wake=load_wake(dev_config))
+
+
+def test_missing_display_and_button_are_warned_once_and_the_box_runs(
+    engines: Engines, dev_config: Config, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    cfg = dataclasses.replace(
+        dev_config,
+        display=DisplayConfig(driver="ssd1306", i2c_port=7),
+        button=ButtonConfig(pin=17),
+        listen=ListenConfig(follow_up_s=0.0),
+    )
+    question = tmp_path / "q.wav"
+    from daemon.demo import speak_question
+
+    speak_question(engines.tts, question, "How many days are in a week?")
+    events: list[Event] = []
+    box = Box(
+        cfg,
+        RunOptions(
+            mic=str(question),
+            speaker=str(tmp_path / "a.wav"),
+            fast=True,
+            console=False,
+            extra_subscribers=[events.append],
+        ),
+    )
+    box.engines = engines
+    with caplog.at_level(logging.WARNING):
+        box.run()
+    box.close()
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert sum("running without a display" in w for w in warnings) == 1
+    assert sum("running without the button" in w for w in warnings) == 1
+    assert any(isinstance(e, BoxReady) for e in events)
+    assert [type(e).__name__ for e in events].count("TurnEnded") == 1
+
+
+def test_a_missing_microphone_is_shown_and_retried(engines: Engines, dev_config: Config, tmp_path: Path) -> None:
+    cfg = dataclasses.replace(
+        dev_config,
+        display=DisplayConfig(driver="none"),
+        button=ButtonConfig(enabled=False),
+        audio=AudioConfig(input="alsa:no-such-microphone", retry_s=1.0),
+    )
+    faults: list[Fault] = []
+    retried = threading.Event()
+
+    def watch(event: Event) -> None:
+        if isinstance(event, Fault):
+            faults.append(event)
+            if len(faults) >= 2:
+                retried.set()
+
+    box = Box(cfg, RunOptions(speaker=str(tmp_path / "a.wav"), console=False, extra_subscribers=[watch]))
+    box.engines = engines
+    runner = threading.Thread(target=box.run, daemon=True)
+    runner.start()
+    assert retried.wait(timeout=10), "the microphone was not retried"
+    box.stop()
+    runner.join(timeout=5)
+    box.close()
+    assert not runner.is_alive()
+    assert faults[0].code == "audio-input-unavailable" and not faults[0].permanent
+    assert "no-such-microphone" in faults[0].message
