@@ -20,6 +20,8 @@ from daemon.events import BootProgress, BoxReady, Event, EventBus, Fault, Shutti
 from daemon.peripherals import open_button, open_display
 from daemon.pipeline import Engines, Pipeline
 from daemon.ports import AudioSink
+from daemon.serial_chat import SerialChat
+from hardware.serial_link import SerialLink
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -113,6 +115,7 @@ class Box:
         button = open_button(self.config, pipeline, pipeline.emit)
         if button is not None:
             self._closers.append(button.close)
+        self._open_serial(engines)
         wake = engines.wake.phrase if engines.wake else ""
         self.bus.emit(BootProgress(step="Ready", fraction=1.0))
         self.bus.emit(BoxReady(wake_phrase=wake))
@@ -137,6 +140,30 @@ class Box:
                 source.close()
             if not _is_device(spec):
                 break
+
+    def _open_serial(self, engines: Engines) -> None:
+        s = self.config.serial
+        if not s.enabled:
+            return
+        try:
+            link = SerialLink(s.url, s.baudrate, max_line_chars=s.max_line_chars)
+        except ValueError as err:
+            _LOGGER.warning("serial link %s cannot be used (%s); running without it", s.url, err)
+            return
+        chat = SerialChat(link, engines.responder, status=self.status, json_mode=s.json)
+        self.bus.subscribe(chat.on_event)
+        chat.start()
+        self._closers.insert(0, chat.stop)
+
+    def status(self) -> dict[str, object]:
+        """What the box is doing, for /status on the serial link and the control socket."""
+        pipeline, engines = self.pipeline, self.engines
+        return {
+            "state": pipeline.state.value if pipeline else "starting",
+            "profile": self.config.models.profile,
+            "model": getattr(engines.responder, "model_name", "") if engines else "",
+            "wake": engines.wake.phrase if engines and engines.wake else "",
+        }
 
     def stop(self) -> None:
         """Ask `run()` to return (any thread): the microphone is closed and the current turn finishes."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import time
-import warnings
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -58,7 +57,7 @@ class ButtonInput:
         on_held: Callable[[float], None] | None = None,
     ) -> None:
         from gpiozero import Button
-        from gpiozero.exc import GPIOZeroError, PinFactoryFallback
+        from gpiozero.exc import GPIOZeroError
 
         self.on_press, self.on_release, self.on_held = on_press, on_release, on_held
         self._pressed_at = 0.0

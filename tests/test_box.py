@@ -87,3 +87,41 @@ def test_a_missing_microphone_is_shown_and_retried(engines: Engines, dev_config:
     assert not runner.is_alive()
     assert faults[0].code == "audio-input-unavailable" and not faults[0].permanent
     assert "no-such-microphone" in faults[0].message
+
+
+def test_the_serial_link_answers_while_the_box_runs(engines: Engines, dev_config: Config, tmp_path: Path) -> None:
+    import os
+    import select
+
+    from daemon.config_hardware import SerialConfig
+    from hardware.audio import RATE_HZ
+
+    master, slave = os.openpty()
+    silence = tmp_path / "silence.wav"
+    import numpy as np
+    import soundfile as sf
+
+    sf.write(silence, np.zeros(6 * RATE_HZ, np.int16), RATE_HZ, subtype="PCM_16")
+    cfg = dataclasses.replace(
+        dev_config,
+        display=DisplayConfig(driver="none"),
+        button=ButtonConfig(enabled=False),
+        serial=SerialConfig(enabled=True, url=os.ttyname(slave)),
+    )
+    box = Box(cfg, RunOptions(mic=str(silence), speaker=str(tmp_path / "a.wav"), console=False))
+    box.engines = engines
+    runner = threading.Thread(target=box.run, daemon=True)
+    runner.start()
+    os.write(master, b"/status\r\nWhat is the capital of France?\r\n")
+    received = b""
+    while b"Paris" not in received or not received.endswith(b"\n"):
+        ready, _, _ = select.select([master], [], [], 15)
+        assert ready, f"no reply on the serial link; got {received!r}"
+        received += os.read(master, 4096)
+    box.stop()
+    runner.join(timeout=10)
+    box.close()
+    os.close(master)
+    os.close(slave)
+    text = received.decode()
+    assert "state=" in text and "profile=dev" in text and "Paris" in text
