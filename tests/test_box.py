@@ -92,6 +92,7 @@ def test_a_missing_microphone_is_shown_and_retried(engines: Engines, dev_config:
 def test_the_serial_link_answers_while_the_box_runs(engines: Engines, dev_config: Config, tmp_path: Path) -> None:
     import os
     import select
+    import tty
 
     from daemon.config_hardware import SerialConfig
     from hardware.audio import RATE_HZ
@@ -108,10 +109,21 @@ def test_the_serial_link_answers_while_the_box_runs(engines: Engines, dev_config
         button=ButtonConfig(enabled=False),
         serial=SerialConfig(enabled=True, url=os.ttyname(slave)),
     )
-    box = Box(cfg, RunOptions(mic=str(silence), speaker=str(tmp_path / "a.wav"), console=False))
+    ready = threading.Event()
+    box = Box(
+        cfg,
+        RunOptions(
+            mic=str(silence),
+            speaker=str(tmp_path / "a.wav"),
+            console=False,
+            extra_subscribers=[lambda e: ready.set() if isinstance(e, BoxReady) else None],
+        ),
+    )
     box.engines = engines
+    tty.setraw(slave)  # a serial line does not echo
     runner = threading.Thread(target=box.run, daemon=True)
     runner.start()
+    assert ready.wait(timeout=10)
     os.write(master, b"/status\r\nWhat is the capital of France?\r\n")
     received = b""
     while b"Paris" not in received or not received.endswith(b"\n"):

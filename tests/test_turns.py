@@ -52,6 +52,11 @@ def words(text: str) -> set[str]:
     return set(re.findall(r"[a-z']+", text.lower()))
 
 
+def heard_question(text: str) -> bool:
+    """PocketSphinx's live normalisation varies a word with chunk timing; the question still gets through."""
+    return len(KEY_WORDS & words(text)) >= 3
+
+
 def test_a_wake_word_turn_from_a_wav_file(engines: Engines, stt, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     mic = WavFileSource(speak_question(engines.tts, tmp_path / "q.wav", QUESTION))
     events, _ = run_box(engines, mic, LISTEN, tmp_path / "answer.wav")
@@ -161,5 +166,4 @@ def test_a_48khz_stereo_microphone_hears_the_same(engines: Engines, tmp_path: Pa
         cfg = ListenConfig(follow_up_s=0.0)
         events, _ = run_box(engines, WavFileSource(path, speed=2.0), cfg, tmp_path / "a.wav")
         heard.append(of(events, TranscriptReady)[0].text)  # type: ignore[attr-defined]
-    # PocketSphinx's live normalisation makes exact words vary a little with chunk timing; the content does not.
     assert words(heard[0]) >= KEY_WORDS and words(heard[1]) >= KEY_WORDS
