@@ -30,6 +30,8 @@ RATE_HZ: Final = 16000
 """What every source delivers: 16 kHz mono signed 16-bit."""
 CHUNK_S: Final = 0.03
 """Sources deliver 30 ms chunks (what a VAD judges), as a capture device would."""
+SILENT_DEVICE_S: Final = 3.0
+"""A capture device that delivers nothing for this long is treated as lost."""
 BLOCK_S: Final = 0.02
 """Sinks play in 20 ms blocks, so a stop takes effect within one block."""
 
@@ -141,7 +143,14 @@ class SoundDeviceSource:
         """Yield 16 kHz mono audio until closed."""
         resampler = soxr.ResampleStream(self._rate, RATE_HZ, 1, dtype="int16") if self._rate != RATE_HZ else None
         with self._stream:
-            while (data := self._queue.get()) is not None:
+            while True:
+                try:
+                    data = self._queue.get(timeout=SILENT_DEVICE_S)
+                except queue.Empty:
+                    # NOTE: an unplugged USB microphone may simply stop calling back rather than fail.
+                    raise AudioInputError(f"no audio from {self.name} for {SILENT_DEVICE_S:.0f} s") from None
+                if data is None:
+                    return
                 pcm = np.frombuffer(data, "<i2")
                 if self._channels > 1:
                     pcm = pcm.reshape(-1, self._channels).mean(axis=1).astype(np.int16)
