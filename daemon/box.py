@@ -14,13 +14,16 @@ from pathlib import Path
 from daemon.app import frames_of, load_engines, open_sink, open_source
 from daemon.config import Config
 from daemon.console import ConsoleView
-from daemon.errors import InputError, TalkboxError
+from daemon.errors import InputError, TalkboxError, TransientError
 from daemon.eventlog import EventLog
 from daemon.events import BootProgress, BoxReady, Event, EventBus, Fault, ShuttingDown
 from daemon.peripherals import open_button, open_display
 from daemon.pipeline import Engines, Pipeline
 from daemon.ports import AudioSink
 from daemon.serial_chat import SerialChat
+from daemon.service import Notifier, StatusMirror, status_text, watchdog_interval_s
+from daemon.watchdog import ProgressWatchdog
+from hardware.oled import OledDisplay
 from hardware.serial_link import SerialLink
 
 _LOGGER = logging.getLogger(__name__)
@@ -55,6 +58,14 @@ class Box:
         self._closers: list[Callable[[], object]] = []
         self.pipeline: Pipeline | None = None
         self.engines: Engines | None = None
+        self._oled: OledDisplay | None = None
+        self.notifier = Notifier()
+        if self.notifier.active:
+            self.bus.subscribe(StatusMirror(self.notifier))
+        interval = watchdog_interval_s()
+        self.watchdog = ProgressWatchdog(self.notifier, interval) if interval else None
+        if self.watchdog is not None:
+            self.bus.subscribe(self.watchdog)
         self._log = EventLog(options.events) if options.events else None
         if self._log:
             self.bus.subscribe(self._log)
@@ -75,7 +86,8 @@ class Box:
         controller, oled = open_display(self.config, self.options.frames_dir)
         if controller is not None and oled is not None:
             self.bus.subscribe(controller.on_event)
-            self._closers += [controller.stop, oled.close]
+            self._closers.append(controller.stop)
+            self._oled = oled
 
     def start(self) -> Engines:
         """Show the boot screen, verify and load every model."""
@@ -116,18 +128,24 @@ class Box:
         if button is not None:
             self._closers.append(button.close)
         self._open_serial(engines)
-        wake = engines.wake.phrase if engines.wake else ""
-        self.bus.emit(BootProgress(step="Ready", fraction=1.0))
-        self.bus.emit(BoxReady(wake_phrase=wake))
+        if self.watchdog is not None:
+            pipeline.heartbeat = lambda: self.watchdog.beat("audio")  # type: ignore[union-attr]
         spec = self.options.mic or self.config.audio.input
+        started = time.monotonic()
+        ready = False
         while not self._stop.is_set():
             try:
                 source = open_source(spec, realtime=not self.options.fast)
             except InputError as err:
                 if not _is_device(spec):
                     raise
+                if not ready and time.monotonic() - started >= self.config.audio.startup_wait_s:
+                    raise TransientError("audio-device-missing", err.message) from err
                 self._wait_for_device(err)
                 continue  # the loop ends if the box was stopped while waiting
+            if not ready:
+                ready = True
+                self._announce_ready(engines)
             self._source = source
             try:
                 asyncio.run(pipeline.run(frames_of(source)))
@@ -138,8 +156,20 @@ class Box:
                 continue
             finally:
                 source.close()
+                if self.watchdog is not None:
+                    self.watchdog.done("audio")
             if not _is_device(spec):
                 break
+
+    def _announce_ready(self, engines: Engines) -> None:
+        wake = engines.wake.phrase if engines.wake else ""
+        self.bus.emit(BootProgress(step="Ready", fraction=1.0))
+        ready = BoxReady(wake_phrase=wake)
+        self.bus.emit(ready)
+        self.notifier.ready(status_text(ready) or "Ready")
+        if self.watchdog is not None:
+            self.watchdog.start()
+            self._closers.insert(0, self.watchdog.stop)
 
     def _open_serial(self, engines: Engines) -> None:
         s = self.config.serial
@@ -166,17 +196,23 @@ class Box:
         }
 
     def stop(self) -> None:
-        """Ask `run()` to return (any thread): the microphone is closed and the current turn finishes."""
+        """Ask `run()` to return (any thread): the answer is cut, the microphone closed."""
         self._stop.set()
+        self.notifier.stopping()
+        if self.pipeline is not None:
+            self.pipeline.stop_speaking()
         source = getattr(self, "_source", None)
         if source is not None:
             source.close()
 
-    def close(self, reason: str = "") -> None:
-        """Say goodbye on the display and release every device."""
-        self.bus.emit(ShuttingDown(reason=reason or "Stopped."))
+    def close(self, reason: str = "", keep_screen: bool = False) -> None:
+        """Say goodbye on the display (or keep a fault readable) and release every device."""
+        if not keep_screen:
+            self.bus.emit(ShuttingDown(reason=reason or "Stopped."))
         for close in self._closers:
             with contextlib.suppress(Exception):
                 close()
+        if self._oled is not None:
+            self._oled.close(keep_image=keep_screen)
         if self._log:
             self._log.close()

@@ -106,7 +106,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _setup_logging(debug: bool) -> None:
+def _setup_logging(debug: bool, command: str) -> None:
+    if command == "run":  # the service: the journal under systemd, INFO so each turn's story is kept
+        from daemon.service import setup_logging
+
+        setup_logging(debug)
+        return
     logging.basicConfig(
         level=logging.DEBUG if debug else logging.WARNING,
         stream=sys.stderr,
@@ -117,7 +122,7 @@ def _setup_logging(debug: bool) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `talkbox` console script; returns the exit status."""
     args = build_parser().parse_args(argv)
-    _setup_logging(args.debug)
+    _setup_logging(args.debug, args.command)
     from daemon import commands
 
     try:

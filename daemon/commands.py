@@ -15,7 +15,7 @@ import numpy as np
 from daemon import config as config_mod
 from daemon.config import Config
 from daemon.engines.load import load_llm, load_stt, load_tts
-from daemon.errors import EXIT_OK, InputError
+from daemon.errors import EXIT_CONFIG, EXIT_OK, InputError, TalkboxError
 from daemon.models_cli import (  # noqa: F401  (re-exported for the CLI's dispatch)
     models_fetch,
     models_list,
@@ -117,16 +117,23 @@ def say(cfg: Config, args: argparse.Namespace) -> int:
 
 
 def run(cfg: Config, args: argparse.Namespace) -> int:
-    """Run the box: listen on the microphone, answer through the speaker, until the microphone ends."""
+    """Run the box until the microphone ends (a file) or SIGTERM; faults exit 78 (permanent) or 75."""
+    import signal
+
     from daemon.box import Box, RunOptions
 
     if args.no_wake:
         cfg = dataclasses.replace(cfg, listen=dataclasses.replace(cfg.listen, wake_word=False))
     box = Box(cfg, RunOptions(mic=args.mic, speaker=args.speaker, fast=args.fast, events=args.events))
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda signum, frame: box.stop())
     try:
         box.run()
-    finally:
-        box.close()
+    except TalkboxError as err:
+        box.notifier.status(f"Error {err.code}: {err.message}")
+        box.close(keep_screen=err.exit_status == EXIT_CONFIG)
+        raise
+    box.close()
     return EXIT_OK
 
 

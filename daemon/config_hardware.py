@@ -18,11 +18,14 @@ class AudioConfig:
     """A playback device, as `input`."""
     retry_s: float = 5.0
     """A missing or vanished device is retried this often, 1..60 seconds."""
+    startup_wait_s: float = 30.0
+    """At start-up, give up after this long without a microphone and exit 75 (systemd restarts), 1..600."""
 
     def __post_init__(self) -> None:
         for key, value in (("audio.input", self.input), ("audio.output", self.output)):
             _check(value == "alsa" or value.startswith("alsa:"), key, value, '"alsa" or "alsa:NAME"')
         _check(1.0 <= self.retry_s <= 60.0, "audio.retry_s", self.retry_s, "1..60")
+        _check(1.0 <= self.startup_wait_s <= 600.0, "audio.startup_wait_s", self.startup_wait_s, "1..600")
 
 
 DISPLAY_DRIVERS: Final = ("ssd1306", "sh1106", "ssd1309", "dummy", "none")

@@ -48,3 +48,9 @@ class EngineError(TalkboxError, RuntimeError):
     """An engine failed while running (not at load time)."""
 
     exit_status = EXIT_SOFTWARE
+
+
+class TransientError(TalkboxError):
+    """A fault that may clear by itself (an audio device not there yet); systemd restarts us."""
+
+    exit_status = EXIT_TEMPFAIL

@@ -115,6 +115,8 @@ class Pipeline:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pressed_at = 0.0
         self._source_ended = False
+        self.heartbeat: Callable[[], None] | None = None
+        """Called for every microphone chunk (the watchdog's proof that audio flows)."""
         self.last_barge_in_s = 0.0
         """Seconds from the last barge-in to silence (for benchmarks)."""
 
@@ -135,6 +137,8 @@ class Pipeline:
         self._source_ended = False
         try:
             async for chunk in frames:
+                if self.heartbeat is not None:
+                    self.heartbeat()
                 self._frame += chunk
                 size = self._e.vad.frame_bytes
                 while len(self._frame) >= size:
@@ -178,6 +182,10 @@ class Pipeline:
         # NOTE: off the loop: the model may still be finishing its current token under its own lock.
         future = self._loop.run_in_executor(None, self._e.responder.forget)
         future.add_done_callback(lambda _: self.emit(Notice(turn=0, text="Conversation forgotten.")))
+
+    def stop_speaking(self) -> None:
+        """Cut the answer being spoken, if any (call from any thread)."""
+        self._call(lambda: self._barge_in("stop") if self.state is State.RESPONDING else None)
 
     def _call(self, fn: Callable[[], None]) -> None:
         if self._loop is not None and not _on_loop(self._loop):

@@ -124,8 +124,10 @@ class OledDisplay:
             self._frames.append((image.convert("L"), 0.5))
         self._last_frame_at = now
 
-    def close(self) -> None:
-        """Write the animated GIF of recorded frames, and release the device."""
+    def close(self, keep_image: bool = False) -> None:
+        """Write the animated GIF of recorded frames, and release the device (optionally leaving the picture)."""
+        if keep_image:  # e.g. the reason the box stopped stays readable after the process exits
+            self._device.persist = True
         if self._frames_dir is not None and self._frames:
             first, *rest = self._frames
             first[0].save(

@@ -1,0 +1,89 @@
+"""The watchdog is fed by progress: a stalled stage stops the pings, whatever the other threads do."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from daemon.config import ListenConfig
+from daemon.events import Event, ThinkingStarted, TokenGenerated, TurnEnded
+from daemon.pipeline import Engines, Pipeline
+from daemon.service import Notifier
+from daemon.watchdog import ProgressWatchdog
+from tests.fakes import FakeResponder, FakeStt, FakeTts, FakeVad, FakeWake
+from tests.harness import run_box
+from tests.mic import ScriptedMic
+from tests.test_pipeline import ask
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_silent_stage_withholds_pings_until_it_progresses() -> None:
+    sent: list[str] = []
+    clock = Clock()
+    dog = ProgressWatchdog(Notifier(send=sent.append), 1.0, clock)
+    dog(ThinkingStarted(turn=1, question="q"))
+    clock.now = 80.0
+    assert dog.tick() and sent == ["WATCHDOG=1"]  # the first token may take a while
+    clock.now = 100.0
+    assert not dog.tick() and dog.stalled() == "llm (100 s without progress)"
+    dog(TokenGenerated(turn=1, text="x"))
+    assert dog.tick()
+    clock.now = 120.0
+    assert not dog.tick()  # 20 s between two tokens is a hang
+    dog(TurnEnded(turn=1, outcome="failed"))
+    assert dog.tick() and sent.count("WATCHDOG=1") == 3
+
+
+class HangingResponder(FakeResponder):
+    """An LLM stuck inside C code for a while: no tokens, no exceptions."""
+
+    def respond(self, question: str, cancel: threading.Event | None = None) -> Iterator[str]:
+        time.sleep(3.0)
+        yield from super().respond(question, cancel)
+
+
+def test_a_hung_engine_stops_the_pings_and_audio_alone_does_not_mask_it(tmp_path: Path) -> None:
+    pings: list[float] = []
+    dog = ProgressWatchdog(
+        Notifier(send=lambda m: pings.append(time.monotonic())),
+        0.1,
+        budgets={"audio": 1.0, "stt": 2.0, "llm-first": 0.5, "llm": 0.5, "tts": 2.0},
+    )
+    engines = Engines(stt=FakeStt(), responder=HangingResponder(), tts=FakeTts(), vad=FakeVad(), wake=FakeWake())
+    mic = ScriptedMic()
+    ask(mic)
+    thinking: list[float] = []
+
+    def watch(event: Event, pipeline: Pipeline, mic: ScriptedMic) -> None:
+        dog(event)
+        if isinstance(event, ThinkingStarted):
+            thinking.append(time.monotonic())
+        if isinstance(event, TurnEnded):
+            mic.end()
+
+    def arm(pipeline: Pipeline) -> None:
+        pipeline.heartbeat = lambda: dog.beat("audio")  # the microphone keeps flowing all along
+        dog.start()
+
+    run_box(
+        engines,
+        mic,
+        ListenConfig(trailing_silence_s=0.3, follow_up_s=0.0, chime=False),
+        tmp_path / "o.wav",
+        watch,
+        start=arm,
+    )
+    dog.stop()
+    during = [t for t in pings if thinking[0] + 0.7 < t < thinking[0] + 2.9]
+    after = [t for t in pings if t > thinking[0] + 3.2]
+    assert during == []  # the LLM made no progress: no pings, so systemd would restart us
+    assert len(after) >= 3  # and they resume once it progresses again
