@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from daemon.config import Config
+from daemon.config_hardware import DisplayConfig
 from daemon.events import Event
 from daemon.gestures import ButtonGestures, Controls
 from daemon.ui.display import DisplayController
@@ -14,6 +15,24 @@ from hardware.button import ButtonInput, ButtonUnavailable, pin_factory
 from hardware.oled import DisplayNotFound, OledDisplay
 
 _LOGGER = logging.getLogger(__name__)
+
+
+def oled_for(d: DisplayConfig, frames_dir: Path | None = None) -> OledDisplay:
+    """The OLED the display settings describe (raises DisplayNotFound)."""
+    return OledDisplay.open(
+        d.driver,
+        interface=d.interface,
+        i2c_port=d.i2c_port,
+        i2c_address=d.i2c_address,
+        spi_port=d.spi_port,
+        spi_device=d.spi_device,
+        gpio_dc=d.gpio_dc,
+        gpio_reset=d.gpio_reset,
+        width=d.width,
+        height=d.height,
+        rotate=d.rotate,
+        frames_dir=frames_dir,
+    )
 
 
 def open_display(config: Config, frames_dir: Path | None = None) -> tuple[DisplayController | None, OledDisplay | None]:

@@ -226,7 +226,25 @@ class _Player:
                     time.sleep(delay)
 
 
-class WavFileSink:
+class _PlayerSink:
+    """The speaker interface over a playback thread; subclasses say where the blocks go."""
+
+    _player: _Player
+
+    def play(self, pcm: bytes, rate_hz: int, on_start: Callable[[], None] | None = None) -> None:
+        """Queue mono int16 audio; `on_start` runs when it begins to sound."""
+        self._player.play(pcm, rate_hz, on_start)
+
+    def stop(self) -> float:
+        """Silence within a block; return the fraction of the interrupted chunk played (1.0 if none was)."""
+        return self._player.stop()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until all queued audio has played."""
+        return self._player.wait(timeout)
+
+
+class WavFileSink(_PlayerSink):
     """A speaker that records into a WAV file; in real time it also takes as long as a speaker would."""
 
     def __init__(self, path: Path, rate_hz: int, realtime: bool = True) -> None:
@@ -237,25 +255,13 @@ class WavFileSink:
         self._wav.setframerate(rate_hz)
         self._player = _Player(rate_hz, self._wav.writeframes, realtime)
 
-    def play(self, pcm: bytes, rate_hz: int, on_start: Callable[[], None] | None = None) -> None:
-        """Queue audio."""
-        self._player.play(pcm, rate_hz, on_start)
-
-    def stop(self) -> float:
-        """Cut the audio now; return the fraction of the interrupted chunk written (1.0 if none was)."""
-        return self._player.stop()
-
-    def wait(self, timeout: float | None = None) -> bool:
-        """Block until all queued audio is written."""
-        return self._player.wait(timeout)
-
     def close(self) -> None:
         """Finish the file."""
         self._player.close()
         self._wav.close()
 
 
-class SoundDeviceSink:
+class SoundDeviceSink(_PlayerSink):
     """An ALSA playback device via sounddevice."""
 
     def __init__(self, device: str | int | None = None, rate_hz: int = 22050) -> None:
@@ -269,18 +275,6 @@ class SoundDeviceSink:
         except (ValueError, sd.PortAudioError) as err:
             raise AudioInputError(f"cannot open speaker {device!r}: {err}; see `talkbox devices`") from err
         self._player = _Player(rate_hz, self._stream.write, realtime=False)  # the device paces writes
-
-    def play(self, pcm: bytes, rate_hz: int, on_start: Callable[[], None] | None = None) -> None:
-        """Queue audio."""
-        self._player.play(pcm, rate_hz, on_start)
-
-    def stop(self) -> float:
-        """Silence within a block; return the fraction of the interrupted chunk played (1.0 if none was)."""
-        return self._player.stop()
-
-    def wait(self, timeout: float | None = None) -> bool:
-        """Block until all queued audio is played."""
-        return self._player.wait(timeout)
 
     def close(self) -> None:
         """Close the device."""
