@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import grp
 import logging
 import threading
 import time
@@ -14,6 +15,8 @@ from pathlib import Path
 from daemon.app import frames_of, load_engines, open_sink, open_source
 from daemon.config import Config
 from daemon.console import ConsoleView
+from daemon.control import ControlServer
+from daemon.control_client import default_socket_path
 from daemon.errors import InputError, TalkboxError, TransientError
 from daemon.eventlog import EventLog
 from daemon.events import BootProgress, BoxReady, Event, EventBus, Fault, ShuttingDown
@@ -42,6 +45,14 @@ class RunOptions:
     console: bool = True
     frames_dir: Path | None = None
     extra_subscribers: list[Callable[[Event], None]] = field(default_factory=list)
+
+
+def _group_exists(name: str) -> bool:
+    try:
+        grp.getgrnam(name)
+        return True
+    except KeyError:
+        return False
 
 
 def _is_device(spec: str) -> bool:
@@ -128,6 +139,7 @@ class Box:
         if button is not None:
             self._closers.append(button.close)
         self._open_serial(engines)
+        self._open_control(engines, pipeline)
         if self.watchdog is not None:
             pipeline.heartbeat = lambda: self.watchdog.beat("audio")  # type: ignore[union-attr]
         spec = self.options.mic or self.config.audio.input
@@ -184,6 +196,24 @@ class Box:
         self.bus.subscribe(chat.on_event)
         chat.start()
         self._closers.insert(0, chat.stop)
+
+    def _open_control(self, engines: Engines, pipeline: Pipeline) -> None:
+        group = "talkbox" if _group_exists("talkbox") else None
+        server = ControlServer(
+            default_socket_path(),
+            responder=engines.responder,
+            status=self.status,
+            stop_speaking=pipeline.stop_speaking,
+            forget=pipeline.forget,
+            group=group,
+        )
+        try:
+            server.start()
+        except TalkboxError as err:  # e.g. a second daemon: this one still works, without its own socket
+            _LOGGER.warning("no control socket: %s", err.message)
+            return
+        self.bus.subscribe(server.on_event)
+        self._closers.insert(0, server.stop)
 
     def status(self) -> dict[str, object]:
         """What the box is doing, for /status on the serial link and the control socket."""

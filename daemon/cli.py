@@ -43,6 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("text", help="the question")
     ask.add_argument("--wav", type=Path, metavar="OUT", help="also speak the answer into this WAV file")
     ask.add_argument("--stats", action="store_true", help="print timings and tokens/s to stderr")
+    ask.add_argument("--local", action="store_true", help="load the model here even if the box is running")
+    st = sub.add_parser("status", parents=[common], help="what the running box is doing")
+    st.add_argument("--json", action="store_true")
 
     run = sub.add_parser("run", parents=[common], help="run the box: microphone in, spoken answers out")
     run.add_argument(

@@ -7,6 +7,7 @@ import dataclasses
 import json
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
@@ -46,6 +47,14 @@ def ask(cfg: Config, args: argparse.Namespace) -> int:
     """Stream the answer to a question to stdout; optionally speak it into a WAV."""
     if not args.text.strip():
         raise InputError("input-empty", "the question is empty")
+    from daemon.control_client import connect_if_running
+
+    client = None if args.local else connect_if_running()
+    if client is not None:  # the running box answers (its model is loaded and it remembers the conversation)
+        answer = "".join(_echo(client.ask(args.text))).strip()
+        if args.wav:
+            print(f"spoke {_speak_to_wav(cfg, speakable(answer) or 'No answer.', args.wav)}", file=sys.stderr)
+        return EXIT_OK
     llm = load_llm(cfg)
     pieces = []
     for piece in llm.respond(args.text):
@@ -65,6 +74,28 @@ def ask(cfg: Config, args: argparse.Namespace) -> int:
     if args.wav:
         spoken = speakable(answer) or "Sorry, I have no answer to that."
         print(f"spoke {_speak_to_wav(cfg, spoken, args.wav)}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _echo(pieces: Iterator[str]) -> Iterator[str]:
+    """Print streamed pieces as they come, and pass them on."""
+    for piece in pieces:
+        sys.stdout.write(piece)
+        sys.stdout.flush()
+        yield piece
+    sys.stdout.write("\n")
+
+
+def status(cfg: Config, args: argparse.Namespace) -> int:
+    """What the running box is doing (through its control socket); exit 3 if it is not running."""
+    from daemon.control_client import connect_if_running, default_socket_path
+
+    client = connect_if_running()
+    if client is None:
+        print(f"talkbox is not running (no answer on {default_socket_path()})")
+        return 3
+    state = client.status()
+    print(json.dumps(state) if args.json else "  ".join(f"{k}={v}" for k, v in state.items()))
     return EXIT_OK
 
 

@@ -137,3 +137,52 @@ def test_the_serial_link_answers_while_the_box_runs(engines: Engines, dev_config
     os.close(slave)
     text = received.decode()
     assert "state=" in text and "profile=dev" in text and "Paris" in text
+
+
+def test_status_and_ask_go_through_the_control_socket_while_the_box_runs(
+    engines: Engines,
+    dev_config: Config,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import tempfile
+
+    import numpy as np
+    import soundfile as sf
+
+    from daemon.cli import main
+
+    runtime = Path(tempfile.mkdtemp(dir="/tmp"))  # AF_UNIX paths must stay short
+    monkeypatch.setenv("RUNTIME_DIRECTORY", str(runtime))
+    silence = tmp_path / "silence.wav"
+    sf.write(silence, np.zeros(8 * 16000, np.int16), 16000, subtype="PCM_16")
+    cfg = dataclasses.replace(dev_config, display=DisplayConfig(driver="none"), button=ButtonConfig(enabled=False))
+    ready = threading.Event()
+    box = Box(
+        cfg,
+        RunOptions(
+            mic=str(silence),
+            speaker=str(tmp_path / "a.wav"),
+            console=False,
+            extra_subscribers=[lambda e: ready.set() if isinstance(e, BoxReady) else None],
+        ),
+    )
+    box.engines = engines
+    runner = threading.Thread(target=box.run, daemon=True)
+    runner.start()
+    try:
+        assert ready.wait(timeout=10)
+        socket_file = runtime / "control.sock"
+        assert socket_file.is_socket() and (socket_file.stat().st_mode & 0o777) == 0o660
+        assert main(["status"]) == 0
+        assert "state=idle" in capsys.readouterr().out
+        assert main(["ask", "What is the capital of France?"]) == 0
+        assert "Paris" in capsys.readouterr().out
+        assert len(engines.responder.conversation) >= 1  # the running box's model answered and remembers
+    finally:
+        box.stop()
+        runner.join(timeout=10)
+        box.close()
+    assert not (runtime / "control.sock").exists()
+    assert main(["status"]) == 3

@@ -35,7 +35,7 @@ def test_ask_streams_an_answer_and_speaks_it(
     cfg_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     wav = tmp_path / "answer.wav"
-    argv = ["--config", str(cfg_file), "ask", "How many days are in a week?", "--wav", str(wav), "--stats"]
+    argv = ["--config", str(cfg_file), "ask", "How many days are in a week?", "--wav", str(wav), "--stats", "--local"]
     status, answer, err = run(capsys, *argv)
     assert status == EXIT_OK
     assert "7" in answer or "seven" in answer.lower()
