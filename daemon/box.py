@@ -24,7 +24,7 @@ from daemon.peripherals import open_button, open_display
 from daemon.pipeline import Engines, Pipeline
 from daemon.ports import AudioSink
 from daemon.serial_chat import SerialChat
-from daemon.service import Notifier, StatusMirror, status_text, watchdog_interval_s
+from daemon.service import Notifier, StatusMirror, TurnJournal, status_text, watchdog_interval_s
 from daemon.watchdog import ProgressWatchdog
 from hardware.oled import OledDisplay
 from hardware.serial_link import SerialLink
@@ -135,6 +135,7 @@ class Box:
         sink = self._open_speaker(engines)
         self._closers.insert(0, sink.close)  # type: ignore[attr-defined]
         pipeline = self.pipeline = Pipeline(engines, sink, self.config.listen, self.bus)
+        self.bus.subscribe(TurnJournal(getattr(engines.responder, "model_name", "")))
         button = open_button(self.config, pipeline, pipeline.emit)
         if button is not None:
             self._closers.append(button.close)

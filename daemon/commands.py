@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -155,7 +156,9 @@ def run(cfg: Config, args: argparse.Namespace) -> int:
 
     if args.no_wake:
         cfg = dataclasses.replace(cfg, listen=dataclasses.replace(cfg.listen, wake_word=False))
-    box = Box(cfg, RunOptions(mic=args.mic, speaker=args.speaker, fast=args.fast, events=args.events))
+    # Under systemd the journal already has the story; the live console view is for a person at a terminal.
+    console = not os.environ.get("INVOCATION_ID")
+    box = Box(cfg, RunOptions(mic=args.mic, speaker=args.speaker, fast=args.fast, events=args.events, console=console))
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda signum, frame: box.stop())
     try:

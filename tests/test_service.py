@@ -201,3 +201,23 @@ def test_the_unit_is_offline_and_restarts_only_for_transient_faults() -> None:
         "WatchdogSec=",
     ):
         assert re.search(rf"^{re.escape(line)}", text, re.MULTILINE), line
+
+
+def test_each_turn_stage_is_logged_with_journal_fields(caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    from daemon.events import ListeningStarted, SpeakingStarted, ThinkingStarted, TurnEnded
+    from daemon.service import TurnJournal
+
+    journal = TurnJournal("smollm2")
+    with caplog.at_level(logging.INFO, logger="daemon.turn"):
+        for event in (
+            ListeningStarted(turn=4),
+            ThinkingStarted(turn=4, question="q"),
+            SpeakingStarted(turn=4, latency_s=0.432),
+            TurnEnded(turn=4, outcome="answered"),
+        ):
+            journal(event)
+    stages = [(r.TURN, r.STAGE, r.MODEL) for r in caplog.records]  # type: ignore[attr-defined]
+    assert stages == [(4, "listen", "smollm2"), (4, "think", "smollm2"), (4, "speak", "smollm2"), (4, "end", "smollm2")]
+    assert caplog.records[2].LATENCY_MS == 432  # type: ignore[attr-defined]
