@@ -69,6 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--compare", action="store_true", help="also time a sequential STT -> LLM -> TTS run on the same question"
     )
 
+    bench = sub.add_parser("bench", parents=[common], help="measure latency, speed, memory and idle CPU")
+    bench.add_argument("--json", action="store_true")
+    bench.add_argument("--quick", action="store_true", help="two questions and 10 s idle instead of five and 30 s")
+    bench.add_argument("--out", type=Path, default=Path("talkbox-bench"), help="where the audio goes")
+
     doctor = sub.add_parser("doctor", parents=[common], help="check every part of the box")
     doctor.add_argument("--json", action="store_true")
     sub.add_parser("devices", parents=[common], help="list audio devices")

@@ -190,6 +190,15 @@ def demo(cfg: Config, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def bench(cfg: Config, args: argparse.Namespace) -> int:
+    """Run the benchmark and print the table (or JSON)."""
+    from daemon.bench import run_bench, table
+
+    report = run_bench(cfg, args.out, args.quick, say=(lambda _: None) if args.json else print)
+    print(json.dumps(report, indent=2) if args.json else table(report))
+    return EXIT_OK
+
+
 def doctor(cfg: Config, args: argparse.Namespace) -> int:
     """Check every part; exit 1 if a required part fails."""
     from daemon.doctor import as_dicts, report, run_checks

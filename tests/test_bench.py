@@ -1,0 +1,25 @@
+"""`talkbox bench` runs end to end and reports every figure (the figures themselves are not asserted)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from daemon.cli import main
+
+
+@pytest.mark.slow
+def test_bench_reports_every_figure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = tmp_path / "talkbox.toml"
+    cfg.write_text(f'[models]\ndir = "{tmp_path}"\n')
+    assert main(["--config", str(cfg), "bench", "--quick", "--json", "--out", str(tmp_path / "bench")]) == 0
+    report = json.loads(capsys.readouterr().out)
+    for key in ("streaming_p50", "sequential_p50", "ratio_p50"):
+        assert math.isfinite(report["first_audio_s"][key]) and report["first_audio_s"][key] > 0
+    assert report["decode_tok_s"]["bare_llama"] > 0 and report["decode_tok_s"]["pipeline"] > 0
+    assert set(report["idle_cpu_pct"]) == {"push_to_talk", "wake_word"}
+    assert report["decode_limit"]["limit_tok_s"] > 0 and report["peak_rss_mb"] > 0
+    assert {"stt_rtf", "tts_rtf", "tts_first_chunk_s", "wake_rtf"} <= set(report["components"])
