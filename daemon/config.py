@@ -134,8 +134,11 @@ class TtsConfig:
     """Output gain, 0.1..2.0."""
     sentence_silence_s: float = 0.15
     """Pause after each sentence, seconds, 0..2."""
+    threads: int = 1
+    """onnxruntime threads for the voice, 0 (all cores) .. 16; one leaves the other cores to the LLM."""
 
     def __post_init__(self) -> None:
+        _check(0 <= self.threads <= 16, "tts.threads", self.threads, "0 (all cores) .. 16")
         _check(0.5 <= self.length_scale <= 2.0, "tts.length_scale", self.length_scale, "0.5..2.0")
         _check(0.1 <= self.volume <= 2.0, "tts.volume", self.volume, "0.1..2.0")
         _check(0.0 <= self.sentence_silence_s <= 2.0, "tts.sentence_silence_s", self.sentence_silence_s, "0..2 seconds")

@@ -16,14 +16,18 @@ _LOGGER = logging.getLogger(__name__)
 class PiperTextToSpeech:
     """A Piper voice (.onnx + .onnx.json) run by onnxruntime on the CPU."""
 
-    def __init__(self, model_path: Path, config: TtsConfig, threads: int = 0) -> None:
+    def __init__(self, model_path: Path, config: TtsConfig) -> None:
         import onnxruntime
         from piper import PiperVoice, SynthesisConfig
         from piper.config import PiperConfig
 
         options = onnxruntime.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
+        if config.threads:
+            # NOTE: onnxruntime spins one thread per core by default; sentences are synthesized while the
+            # LLM is still decoding, and two pools on the same cores slow both (bench: in-pipeline decode
+            # 0.85 -> 0.90 of bare llama.cpp, first-audio p90 1.29 -> 0.48 s, with threads 0 -> 1).
+            options.intra_op_num_threads = config.threads
+            options.inter_op_num_threads = 1
         options.log_severity_level = 3  # errors only: warnings about unused initializers are noise
         try:
             voice_config = json.loads(Path(f"{model_path}.json").read_text(encoding="utf-8"))
