@@ -134,10 +134,20 @@ class TtsConfig:
     """Output gain, 0.1..2.0."""
     sentence_silence_s: float = 0.15
     """Pause after each sentence, seconds, 0..2."""
+    noise_scale: float = -1.0
+    """Voice variation 0..1 (0: the same audio every time, as tests want); negative keeps the voice's own."""
+    noise_w: float = -1.0
+    """Phoneme-length variation 0..1; negative keeps the voice's own."""
     threads: int = 1
     """onnxruntime threads for the voice, 0 (all cores) .. 16; one leaves the other cores to the LLM."""
 
     def __post_init__(self) -> None:
+        _check(
+            self.noise_scale <= 1.0 and self.noise_w <= 1.0,
+            "tts.noise_scale",
+            self.noise_scale,
+            "0..1, or negative for the voice's own",
+        )
         _check(0 <= self.threads <= 16, "tts.threads", self.threads, "0 (all cores) .. 16")
         _check(0.5 <= self.length_scale <= 2.0, "tts.length_scale", self.length_scale, "0.5..2.0")
         _check(0.1 <= self.volume <= 2.0, "tts.volume", self.volume, "0.1..2.0")

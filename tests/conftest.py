@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from daemon.config import Config, LlmConfig, ModelsConfig
+from daemon.config import Config, LlmConfig, ModelsConfig, TtsConfig
 from daemon.ports import AUDIO_RATE_HZ
 from daemon.wavfile import Int16Array, resample
 
@@ -25,8 +25,12 @@ def models_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def dev_config(models_dir: Path) -> Config:
-    """The dev profile with a deterministic LLM."""
-    return Config(models=ModelsConfig(profile="dev", dir=str(models_dir)), llm=LlmConfig(seed=7, temperature=0.0))
+    """The dev profile with a deterministic LLM, and the voice without its random variation (same audio every run)."""
+    return Config(
+        models=ModelsConfig(profile="dev", dir=str(models_dir)),
+        llm=LlmConfig(seed=7, temperature=0.0),
+        tts=TtsConfig(noise_scale=0.0, noise_w=0.0),
+    )
 
 
 @pytest.fixture(scope="session")

@@ -20,7 +20,10 @@ from daemon.speakable import speakable
 @pytest.fixture
 def cfg_file(tmp_path: Path) -> Path:
     path = tmp_path / "talkbox.toml"
-    path.write_text(f'[models]\ndir = "{tmp_path / "models"}"\n[llm]\ntemperature = 0.0\nseed = 1\n')
+    path.write_text(
+        f'[models]\ndir = "{tmp_path / "models"}"\n[llm]\ntemperature = 0.0\nseed = 1\n'
+        "[tts]\nnoise_scale = 0.0\nnoise_w = 0.0\n"
+    )
     return path
 
 

@@ -33,11 +33,11 @@ except OSError:
 ENGINES = """
 from pathlib import Path
 import numpy as np
-from daemon.config import Config
+from daemon.config import Config, LlmConfig
 from daemon.engines.load import load_llm, load_stt, load_tts, load_wake
 from daemon.engines.stt import VoskSpeechToText
 from daemon.modelstore import load_manifest, verify
-llm = load_llm(Config())
+llm = load_llm(Config(llm=LlmConfig(temperature=0.0, seed=1)))
 answer = "".join(llm.respond("What is the capital of France?"))
 audio = b"".join(load_tts(Config()).synthesize(answer))
 s = load_stt(Config()).stream(); s.feed(bytes(32000)); s.finish()

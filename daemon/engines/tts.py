@@ -39,7 +39,12 @@ class PiperTextToSpeech:
             raise ModelError("tts-voice-corrupt", f"Piper could not load {model_path}: {err}") from err
         except Exception as err:  # onnxruntime raises its own non-standard exception types
             raise ModelError("tts-voice-corrupt", f"onnxruntime could not load {model_path}: {err}") from err
-        self._syn = SynthesisConfig(length_scale=config.length_scale, volume=config.volume)
+        self._syn = SynthesisConfig(
+            length_scale=config.length_scale,
+            volume=config.volume,
+            noise_scale=config.noise_scale if config.noise_scale >= 0 else None,
+            noise_w_scale=config.noise_w if config.noise_w >= 0 else None,
+        )
         self._silence = bytes(2 * int(self.sample_rate_hz * config.sentence_silence_s))
 
     @property
