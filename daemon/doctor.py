@@ -83,19 +83,11 @@ def _display(cfg: Config) -> Check:
     d = cfg.display
     if d.driver == "none":
         return Check("display", True, "disabled in the config", required=False)
-    from hardware.oled import DisplayNotFound, OledDisplay
+    from daemon.peripherals import oled_for
+    from hardware.oled import DisplayNotFound
 
     try:
-        OledDisplay.open(
-            d.driver,
-            interface=d.interface,
-            i2c_port=d.i2c_port,
-            i2c_address=d.i2c_address,
-            spi_port=d.spi_port,
-            spi_device=d.spi_device,
-            width=d.width,
-            height=d.height,
-        )
+        oled_for(d)
         return Check("display", True, f"{d.driver} answers ({d.interface})", required=False)
     except DisplayNotFound as err:
         return Check("display", False, str(err), "check wiring and display.i2c_address (i2cdetect -y 1)", False)

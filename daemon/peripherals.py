@@ -42,20 +42,7 @@ def open_display(config: Config, frames_dir: Path | None = None) -> tuple[Displa
         return None, None
     frames = frames_dir or (Path(d.frames_dir) if d.frames_dir else None)
     try:
-        oled = OledDisplay.open(
-            d.driver,
-            interface=d.interface,
-            i2c_port=d.i2c_port,
-            i2c_address=d.i2c_address,
-            spi_port=d.spi_port,
-            spi_device=d.spi_device,
-            gpio_dc=d.gpio_dc,
-            gpio_reset=d.gpio_reset,
-            width=d.width,
-            height=d.height,
-            rotate=d.rotate,
-            frames_dir=frames,
-        )
+        oled = oled_for(d, frames)
     except DisplayNotFound as err:
         _LOGGER.warning('%s; running without a display (set display.driver = "none" to silence this)', err)
         return None, None
