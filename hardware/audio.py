@@ -28,8 +28,12 @@ _LOGGER = logging.getLogger(__name__)
 
 RATE_HZ: Final = 16000
 """What every source delivers: 16 kHz mono signed 16-bit."""
-CHUNK_S: Final = 0.03
-"""Sources deliver 30 ms chunks (what a VAD judges), as a capture device would."""
+CHUNK_S: Final = 0.09
+"""Sources deliver 90 ms chunks (three of the 30 ms frames a VAD judges).
+
+NOTE: measured idle CPU with nobody speaking: 30 ms chunks 1.4% of a core (push-to-talk) and 3.0% (wake
+word); 90 ms chunks 0.5% and 1.6%. The price is up to 60 ms later wake-word and end-of-speech decisions.
+"""
 SILENT_DEVICE_S: Final = 3.0
 """A capture device that delivers nothing for this long is treated as lost."""
 BLOCK_S: Final = 0.02
