@@ -68,8 +68,8 @@ def memory_bandwidth_gbs() -> float:
     return 2 * src.nbytes / best / 1e9
 
 
-def _turn(engines: Engines, config: Config, mic: Path, out: Path) -> dict[str, float]:
-    """One spoken turn through the real pipeline in real time; its timings."""
+def _turn(engines: Engines, config: Config, mic: Path, out: Path, interrupt_after_s: float = 0.0) -> dict[str, float]:
+    """One spoken turn through the real pipeline in real time; its timings (and barge-in, if interrupted)."""
     marks: dict[str, float] = {}
 
     def note(event: Event) -> None:
@@ -81,6 +81,8 @@ def _turn(engines: Engines, config: Config, mic: Path, out: Path) -> dict[str, f
                 marks["transcript"] = now - marks.get("end", now)
             case SpeakingStarted(latency_s=latency):
                 marks["first_audio"] = latency
+                if interrupt_after_s:
+                    asyncio.get_running_loop().call_later(interrupt_after_s, pipeline.press)
             case AnswerFinished(tokens_per_s=rate):
                 marks["decode"] = rate
 
@@ -88,11 +90,14 @@ def _turn(engines: Engines, config: Config, mic: Path, out: Path) -> dict[str, f
     bus.subscribe(note)
     sink = WavFileSink(out, engines.tts.sample_rate_hz)
     listen = dataclasses.replace(config.listen, follow_up_s=0.0, chime=False)
+    pipeline = Pipeline(engines, sink, listen, bus)
     try:
-        asyncio.run(Pipeline(engines, sink, listen, bus).run(frames_of(WavFileSource(mic))))
+        asyncio.run(pipeline.run(frames_of(WavFileSource(mic))))
     finally:
         sink.close()
     engines.responder.forget()
+    if interrupt_after_s:
+        marks["barge_in"] = pipeline.last_barge_in_s
     return marks
 
 
@@ -214,6 +219,8 @@ def run_bench(config: Config, out: Path, quick: bool = False, say: Callable[[str
         "ratio_p50": statistics.median(streaming) / statistics.median(sequential),
     }
     report["stt_end_of_speech_to_final_s"] = statistics.median(transcript)
+    story = speak_question(engines.tts, out / "story.wav", "Tell me a long story about a brave dragon.")
+    report["barge_in_s"] = _turn(engines, config, story, out / "story-answer.wav", interrupt_after_s=1.0)["barge_in"]
     report["peak_rss_mb"] = peak_rss_mb()  # before the comparison model below doubles the mapping
     bare = _bare_decode(config, engines)
     report["decode_tok_s"] = {
@@ -259,6 +266,7 @@ def table(report: dict[str, Any]) -> str:
             "decode limit from memory bandwidth",
             f"{lim['limit_tok_s']:.0f} tok/s ({lim['memory_gb_s']:.1f} GB/s, {lim['model_mb']:.0f} MB model)",
         ),
+        ("barge-in: button -> speaker silent", f"{report['barge_in_s'] * 1000:.0f} ms  (target <= 150 ms)"),
         ("STT real-time factor", f"{comp['stt_rtf']:.3f}"),
         ("end of speech -> final transcript", f"{report['stt_end_of_speech_to_final_s']:.2f} s"),
         ("TTS real-time factor / first chunk", f"{comp['tts_rtf']:.3f} / {comp['tts_first_chunk_s']:.2f} s"),

@@ -22,7 +22,7 @@ from daemon.eventlog import EventLog
 from daemon.events import BootProgress, BoxReady, Event, EventBus, Fault, ShuttingDown
 from daemon.peripherals import open_button, open_display
 from daemon.pipeline import Engines, Pipeline
-from daemon.ports import AudioSink
+from daemon.ports import AudioSink, AudioSource
 from daemon.serial_chat import SerialChat
 from daemon.service import Notifier, StatusMirror, TurnJournal, status_text, watchdog_interval_s
 from daemon.watchdog import ProgressWatchdog
@@ -70,6 +70,8 @@ class Box:
         self.pipeline: Pipeline | None = None
         self.engines: Engines | None = None
         self._oled: OledDisplay | None = None
+        self._display_open = False
+        self._source: AudioSource | None = None
         self.notifier = Notifier()
         if self.notifier.active:
             self.bus.subscribe(StatusMirror(self.notifier))
@@ -80,8 +82,9 @@ class Box:
         self._log = EventLog(options.events) if options.events else None
         if self._log:
             self.bus.subscribe(self._log)
+        self.view = ConsoleView()
+        """The terminal view; it also keeps the timings the demo prints."""
         if options.console:
-            self.view = ConsoleView()
             self.bus.subscribe(self.view)
         for subscriber in options.extra_subscribers:
             self.bus.subscribe(subscriber)
@@ -91,7 +94,7 @@ class Box:
         (self.pipeline.emit if self.pipeline else self.bus.emit)(event)
 
     def _open_display(self) -> None:
-        if getattr(self, "_display_open", False):
+        if self._display_open:
             return
         self._display_open = True
         controller, oled = open_display(self.config, self.options.frames_dir)
@@ -232,9 +235,8 @@ class Box:
         self.notifier.stopping()
         if self.pipeline is not None:
             self.pipeline.stop_speaking()
-        source = getattr(self, "_source", None)
-        if source is not None:
-            source.close()
+        if self._source is not None:
+            self._source.close()
 
     def close(self, reason: str = "", keep_screen: bool = False) -> None:
         """Say goodbye on the display (or keep a fault readable) and release every device."""

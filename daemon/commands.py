@@ -57,13 +57,7 @@ def ask(cfg: Config, args: argparse.Namespace) -> int:
             print(f"spoke {_speak_to_wav(cfg, speakable(answer) or 'No answer.', args.wav)}", file=sys.stderr)
         return EXIT_OK
     llm = load_llm(cfg)
-    pieces = []
-    for piece in llm.respond(args.text):
-        pieces.append(piece)
-        sys.stdout.write(piece)
-        sys.stdout.flush()
-    sys.stdout.write("\n")
-    answer = "".join(pieces).strip()
+    answer = "".join(_echo(llm.respond(args.text))).strip()
     s = llm.stats
     if args.stats:
         print(

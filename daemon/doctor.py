@@ -17,7 +17,7 @@ import numpy as np
 from daemon.config import Config
 from daemon.errors import TalkboxError
 from daemon.modelstore import ROLES
-from daemon.selection import select
+from daemon.selection import manifest_for, select
 
 MIN_FREE_DISK_BYTES: Final = 200 * 1024 * 1024
 RAM_MARGIN_BYTES: Final = 350 * 1024 * 1024
@@ -158,8 +158,10 @@ def _resources(cfg: Config) -> list[Check]:
             "free some space on the SD card",
         )
     ]
-    try:
-        model = select(cfg, "llm").path.stat().st_size
+    try:  # the size the manifest declares: the model was already verified above, no need to hash it again
+        manifest = manifest_for(cfg)
+        name = cfg.llm.model or manifest.profile(cfg.models.profile)["llm"]
+        model = sum(f.size for f in manifest.get(name).files) if name in manifest.models else Path(name).stat().st_size
     except (TalkboxError, OSError):
         model = 0
     available = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass
 from pathlib import Path
 
 from daemon.config import Config
 from daemon.errors import ModelError
-from daemon.modelstore import Manifest, ModelEntry, load_manifest, verify, verify_user_gguf
+from daemon.modelstore import Manifest, ModelEntry, default_manifest_path, load_manifest, verify, verify_user_gguf
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -28,8 +29,18 @@ class SelectedModel:
 
 
 def manifest_for(config: Config) -> Manifest:
-    """The manifest the config points at (or the installed one)."""
-    return load_manifest(Path(config.models.manifest) if config.models.manifest else None)
+    """The manifest the config points at (or the installed one), parsed once per version of the file."""
+    path = Path(config.models.manifest) if config.models.manifest else default_manifest_path()
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
+        stamp = 0  # load_manifest reports the missing file
+    return _manifest(path, stamp)
+
+
+@functools.lru_cache(maxsize=4)
+def _manifest(path: Path, stamp: int) -> Manifest:
+    return load_manifest(path)
 
 
 def _configured(config: Config, role: str) -> str:

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from daemon.config import Config, LlmConfig, ModelsConfig, TtsConfig
+from daemon.demo import spoken
 from daemon.ports import AUDIO_RATE_HZ
-from daemon.wavfile import Int16Array, resample
+from daemon.wavfile import Int16Array
 
 # NOTE: set before llama.cpp starts OpenMP; the engine does the same, this only makes it explicit.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
@@ -62,8 +63,7 @@ def speech(tts) -> Iterator:  # type: ignore[no-untyped-def]
     """A function: text -> 16 kHz int16 speech made by the real TTS, with silence around it."""
 
     def make(text: str, lead_s: float = 0.3, tail_s: float = 0.5) -> Int16Array:
-        audio = np.frombuffer(b"".join(tts.synthesize(text)), np.int16)
-        audio = resample(audio, tts.sample_rate_hz, AUDIO_RATE_HZ)
+        audio = spoken(tts, text)
         lead = np.zeros(int(lead_s * AUDIO_RATE_HZ), np.int16)
         tail = np.zeros(int(tail_s * AUDIO_RATE_HZ), np.int16)
         return np.concatenate([lead, audio, tail])

@@ -21,5 +21,6 @@ def test_bench_reports_every_figure(tmp_path: Path, capsys: pytest.CaptureFixtur
         assert math.isfinite(report["first_audio_s"][key]) and report["first_audio_s"][key] > 0
     assert report["decode_tok_s"]["bare_llama"] > 0 and report["decode_tok_s"]["pipeline"] > 0
     assert set(report["idle_cpu_pct"]) == {"push_to_talk", "wake_word"}
+    assert report["barge_in_s"] > 0
     assert report["decode_limit"]["limit_tok_s"] > 0 and report["peak_rss_mb"] > 0
     assert {"stt_rtf", "tts_rtf", "tts_first_chunk_s", "wake_rtf"} <= set(report["components"])

@@ -175,7 +175,7 @@ def test_button_barge_in_stops_speech_and_keeps_only_what_was_heard(tmp_path: Pa
     assert 1 <= len(heard) <= 4 and heard == ["One", "two", "three", "four"][: len(heard)]
     assert responder.history == [("what time is it", finished.spoken)]  # type: ignore[attr-defined]
     assert of(events, TurnEnded)[0].outcome == "interrupted"  # type: ignore[attr-defined]
-    assert pipeline.state is State.IDLE and 0 <= pipeline.last_barge_in_s < 0.15
+    assert pipeline.state is State.IDLE
 
 
 def test_wake_word_barge_in_starts_a_new_question(tmp_path: Path) -> None:

@@ -104,7 +104,7 @@ def test_barge_in_keeps_only_what_was_spoken(engines: Engines, llm, tmp_path: Pa
         if isinstance(event, TurnEnded):
             mic.end()
 
-    events, pipeline = run_box(engines, mic, LISTEN, tmp_path / "answer.wav", person)
+    events, _ = run_box(engines, mic, LISTEN, tmp_path / "answer.wav", person)
     finished = of(events, SpeakingFinished)[0]
     assert finished.interrupted and finished.spoken  # type: ignore[attr-defined]
     generated = of(events, AnswerFinished)[0].text  # type: ignore[attr-defined]
@@ -113,7 +113,6 @@ def test_barge_in_keeps_only_what_was_spoken(engines: Engines, llm, tmp_path: Pa
     assert llm.conversation.messages("", "next")[1]["content"] == finished.spoken  # type: ignore[attr-defined]
     answer_s = len(read_wav(tmp_path / "answer.wav", AUDIO_RATE_HZ)) / AUDIO_RATE_HZ
     assert answer_s < 1.5 + 0.2 + 0.5  # chime + 1.5 s of speech, then silence
-    assert 0 <= pipeline.last_barge_in_s < 0.15
 
 
 def test_noise_and_silence_start_no_turn(engines: Engines, tmp_path: Path) -> None:
