@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import logging
 import threading
 from collections.abc import AsyncIterator, Callable
@@ -41,7 +42,19 @@ def load_engines(config: Config, progress: Callable[[str, float], None] | None =
     wake = load_wake(config) if config.listen.wake_word else None
     report("Opening audio", 0.97)
     vad = WebRtcVad(config.listen.vad_aggressiveness)
+    _return_freed_memory()
     return Engines(stt=stt, responder=responder, tts=tts, vad=vad, wake=wake)
+
+
+def _return_freed_memory() -> None:
+    """Give the heap that loading freed back to the OS (glibc keeps it otherwise)."""
+    # NOTE: model loading frees ~28 MB of parse buffers that glibc keeps; trimming them before the first
+    # turn lowered the peak RSS over seven answers from ~700 to ~635 MB (dev profile, one run each).
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: nothing to do
+        pass
 
 
 def _device(spec: str) -> str | None:

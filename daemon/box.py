@@ -17,14 +17,16 @@ from daemon.config import Config
 from daemon.console import ConsoleView
 from daemon.control import ControlServer
 from daemon.control_client import default_socket_path
+from daemon.engines.llm import LlamaResponder
 from daemon.errors import InputError, TalkboxError, TransientError
 from daemon.eventlog import EventLog
-from daemon.events import BootProgress, BoxReady, Event, EventBus, Fault, ShuttingDown
+from daemon.events import BootProgress, BoxReady, Event, EventBus, Fault, Notice, ShuttingDown
 from daemon.peripherals import open_button, open_display
 from daemon.pipeline import Engines, Pipeline
 from daemon.ports import AudioSink, AudioSource
 from daemon.serial_chat import SerialChat
 from daemon.service import Notifier, StatusMirror, TurnJournal, status_text, watchdog_interval_s
+from daemon.statefile import StateStore, TurnSaver
 from daemon.watchdog import ProgressWatchdog
 from hardware.oled import OledDisplay
 from hardware.serial_link import SerialLink
@@ -72,6 +74,7 @@ class Box:
         self._oled: OledDisplay | None = None
         self._display_open = False
         self._source: AudioSource | None = None
+        self.saver: TurnSaver | None = None
         self.notifier = Notifier()
         if self.notifier.active:
             self.bus.subscribe(StatusMirror(self.notifier))
@@ -139,6 +142,9 @@ class Box:
         self._closers.insert(0, sink.close)  # type: ignore[attr-defined]
         pipeline = self.pipeline = Pipeline(engines, sink, self.config.listen, self.bus)
         self.bus.subscribe(TurnJournal(getattr(engines.responder, "model_name", "")))
+        if isinstance(engines.responder, LlamaResponder):  # e.g. "your question was cut", on the OLED
+            engines.responder.on_notice = lambda text: pipeline.emit(Notice(turn=0, text=text))
+        self._restore_state(engines)
         button = open_button(self.config, pipeline, pipeline.emit)
         if button is not None:
             self._closers.append(button.close)
@@ -176,6 +182,16 @@ class Box:
                     self.watchdog.done("audio")
             if not _is_device(spec):
                 break
+
+    def _restore_state(self, engines: Engines) -> None:
+        if self.saver is not None:  # run() again after the microphone came back
+            return
+        store = StateStore(Path(self.config.state.dir).expanduser(), self.config.state.keep_history)
+        self.saver = TurnSaver(store, getattr(engines.responder, "conversation", None))
+        self.saver.restore()
+        # NOTE: saved on the loop thread: a few kB with one fsync, written only when the state changed.
+        self.bus.subscribe(self.saver.on_event)
+        self._closers.append(self.saver.save)  # questions from the serial link or socket changed it too
 
     def _announce_ready(self, engines: Engines) -> None:
         wake = engines.wake.phrase if engines.wake else ""

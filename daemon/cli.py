@@ -30,6 +30,17 @@ def _common(top: bool) -> argparse.ArgumentParser:
     return common
 
 
+def _count_arg(text: str) -> int:
+    """A count for an option: a whole number, 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is negative")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line."""
     common = _common(top=False)
@@ -73,6 +84,12 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", action="store_true")
     bench.add_argument("--quick", action="store_true", help="two questions and 10 s idle instead of five and 30 s")
     bench.add_argument("--out", type=Path, default=Path("talkbox-bench"), help="where the audio goes")
+
+    soak = sub.add_parser("soak", parents=[common], help="many turns in a row: memory, fds, threads stay flat?")
+    soak.add_argument("--turns", type=_count_arg, default=1000, metavar="N", help="text turns (default: 1000)")
+    soak.add_argument("--spoken", type=_count_arg, default=0, metavar="K", help="also K spoken turns from a WAV mic")
+    soak.add_argument("--json", action="store_true")
+    soak.add_argument("--out", type=Path, help="keep the state file and question here (default: a temporary dir)")
 
     doctor = sub.add_parser("doctor", parents=[common], help="check every part of the box")
     doctor.add_argument("--json", action="store_true")

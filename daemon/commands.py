@@ -147,20 +147,32 @@ def run(cfg: Config, args: argparse.Namespace) -> int:
     import signal
 
     from daemon.box import Box, RunOptions
+    from daemon.events import BoxReady
+    from daemon.startguard import StartGuard
 
     if args.no_wake:
         cfg = dataclasses.replace(cfg, listen=dataclasses.replace(cfg.listen, wake_word=False))
     # Under systemd the journal already has the story; the live console view is for a person at a terminal.
     console = not os.environ.get("INVOCATION_ID")
-    box = Box(cfg, RunOptions(mic=args.mic, speaker=args.speaker, fast=args.fast, events=args.events, console=console))
+    guard = StartGuard()
+    guard.starting()
+    ready = [lambda event: guard.ready() if isinstance(event, BoxReady) else None]
+    options = RunOptions(
+        mic=args.mic, speaker=args.speaker, fast=args.fast, events=args.events, console=console,
+        extra_subscribers=ready,
+    )  # fmt: skip
+    box = Box(cfg, options)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda signum, frame: box.stop())
     try:
         box.run()
     except TalkboxError as err:
+        if err.exit_status != EXIT_CONFIG:
+            guard.ready()  # a transient exit (no microphone yet) is deliberate, not a crash
         box.notifier.status(f"Error {err.code}: {err.message}")
         box.close(keep_screen=err.exit_status == EXIT_CONFIG)
         raise
+    guard.ready()
     box.close()
     return EXIT_OK
 
@@ -191,6 +203,15 @@ def bench(cfg: Config, args: argparse.Namespace) -> int:
     report = run_bench(cfg, args.out, args.quick, say=(lambda _: None) if args.json else print)
     print(json.dumps(report, indent=2) if args.json else table(report))
     return EXIT_OK
+
+
+def soak(cfg: Config, args: argparse.Namespace) -> int:
+    """Run many turns and check memory, fds, threads and turn times stay flat; exit 1 if a target fails."""
+    from daemon.soak import run_soak, table
+
+    report = run_soak(cfg, args.turns, args.spoken, args.out, say=(lambda _: None) if args.json else print)
+    print(json.dumps(report, indent=2) if args.json else table(report))
+    return EXIT_OK if all(report["checks"].values()) else 1
 
 
 def doctor(cfg: Config, args: argparse.Namespace) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import tomllib
 import types
@@ -106,7 +107,7 @@ class LlmConfig:
         _check(0.0 <= self.temperature <= 2.0, "llm.temperature", self.temperature, "0..2")
         _check(0.0 < self.top_p <= 1.0, "llm.top_p", self.top_p, "above 0, at most 1")
         _check(1.0 <= self.repeat_penalty <= 2.0, "llm.repeat_penalty", self.repeat_penalty, "1..2")
-        _check(self.seed >= -1, "llm.seed", self.seed, "-1 (random) or a non-negative integer")
+        _check(-1 <= self.seed <= 0xFFFFFFFF, "llm.seed", self.seed, "-1 (random) or 0..4294967295")
 
 
 @dataclass(frozen=True)
@@ -203,6 +204,20 @@ class ListenConfig:
 
 
 @dataclass(frozen=True)
+class StateConfig:
+    """What the box keeps across restarts and power cuts."""
+
+    dir: str = "/var/lib/talkbox/state"
+    """Directory of state.json (the image's systemd StateDirectory)."""
+    keep_history: bool = False
+    """Also keep the conversation across restarts (it is written to the SD card after every turn)."""
+
+    def __post_init__(self) -> None:
+        _check(bool(self.dir.strip()) and "\0" not in self.dir, "state.dir", self.dir, "a directory path")
+        _check(isinstance(self.keep_history, bool), "state.keep_history", self.keep_history, "true or false")
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration."""
 
@@ -216,18 +231,33 @@ class Config:
     display: DisplayConfig = field(default_factory=DisplayConfig)
     button: ButtonConfig = field(default_factory=ButtonConfig)
     serial: SerialConfig = field(default_factory=SerialConfig)
+    state: StateConfig = field(default_factory=StateConfig)
 
 
 def _coerce(key: str, value: Any, kind: Any) -> Any:
     """Check one TOML value against a field's annotated type (ints are accepted for floats)."""
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
+        _check(abs(value) < 2**63, key, value, "a number of sensible size")  # float() overflows beyond ~1e308
+        value = float(value)
+    if isinstance(value, float):
+        _check(math.isfinite(value), key, value, "a finite number")
+    if isinstance(value, str):
+        # NOTE: TOML's "\u0000" escape is legal, but a NUL in a path or device name fails deep inside the OS.
+        _check("\0" not in value and _encodable(value), key, value, "text without NUL or unpaired surrogates")
     origin = typing.get_origin(kind)
     if origin in (typing.Union, types.UnionType):
         kind = tuple(a for a in typing.get_args(kind) if a is not type(None))
     ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
     _check(ok, key, value, f"a value of type {getattr(kind, '__name__', kind)}")
     return value
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _build(cls: type[Any], section: str, table: Any) -> Any:
@@ -252,6 +282,8 @@ def parse(text: str, origin: str = "<config>") -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ConfigError("config-syntax", f"{origin} is not valid TOML: {err}") from err
+    except RecursionError as err:  # tomllib parses nested arrays and inline tables recursively
+        raise ConfigError("config-syntax", f"{origin} is not valid TOML: arrays or tables nested too deeply") from err
     sections = {f.name: f for f in dataclasses.fields(Config)}
     unknown = sorted(set(data) - set(sections))
     if unknown:

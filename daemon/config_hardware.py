@@ -68,17 +68,18 @@ class DisplayConfig:
     def __post_init__(self) -> None:
         _check(self.driver in DISPLAY_DRIVERS, "display.driver", self.driver, ", ".join(DISPLAY_DRIVERS))
         _check(self.interface in ("i2c", "spi"), "display.interface", self.interface, "i2c or spi")
+        _check(0 <= self.i2c_port <= 255, "display.i2c_port", self.i2c_port, "0..255 (/dev/i2c-N)")
         _check(0x03 <= self.i2c_address <= 0x77, "display.i2c_address", self.i2c_address, "0x03..0x77")
+        _check(0 <= self.spi_port <= 15, "display.spi_port", self.spi_port, "0..15 (/dev/spidevN.M)")
+        _check(0 <= self.spi_device <= 15, "display.spi_device", self.spi_device, "0..15 (/dev/spidevN.M)")
+        for key, pin in (("display.gpio_dc", self.gpio_dc), ("display.gpio_reset", self.gpio_reset)):
+            _check(0 <= pin <= 27, key, pin, "a BCM GPIO number 0..27")
         _check(self.width == 128, "display.width", self.width, "128")
         _check(self.height in (32, 64), "display.height", self.height, "32 or 64")
         _check(self.rotate in (0, 1, 2, 3), "display.rotate", self.rotate, "0, 1, 2 or 3")
         _check(0 <= self.contrast <= 255, "display.contrast", self.contrast, "0..255")
-        _check(
-            self.dim_after_s >= 0 and self.blank_after_s >= 0,
-            "display.dim_after_s",
-            self.dim_after_s,
-            "0 (never) or more seconds",
-        )
+        for key, seconds in (("display.dim_after_s", self.dim_after_s), ("display.blank_after_s", self.blank_after_s)):
+            _check(0 <= seconds <= 86400, key, seconds, "0 (never) .. 86400 seconds")
         _check(1.0 <= self.max_fps <= 30.0, "display.max_fps", self.max_fps, "1..30")
 
 

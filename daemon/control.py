@@ -152,7 +152,10 @@ def _answers(path: Path) -> bool:
 
 def _set_group(path: Path, group: str) -> None:
     try:
-        os.chown(path, -1, grp.getgrnam(group).gr_gid)
+        gid = grp.getgrnam(group).gr_gid
+        if path.stat().st_gid == gid:  # the service's own group already: chown is filtered out under systemd
+            return
+        os.chown(path, -1, gid)
     except KeyError:
         _LOGGER.warning("no group %s: the control socket %s keeps its group", group, path)
     except OSError as err:

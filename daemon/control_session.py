@@ -115,7 +115,8 @@ class Session:
             text = request.get("text")
             if not isinstance(text, str) or not text.strip():
                 raise TalkboxError("control-bad-request", 'ask needs a non-empty "text" string')
-            await self._answer(text.strip())
+            # NOTE: JSON may carry unpaired surrogates ("\ud800"); the model tokenizes UTF-8, so they become U+FFFD.
+            await self._answer(text.strip().encode("utf-16", "surrogatepass").decode("utf-16", "replace"))
         elif cmd == "status":
             await self._send({"type": "status", **await asyncio.to_thread(self._server._status)})
         elif cmd == "events":

@@ -84,15 +84,18 @@ def run_demo(
     )
 
 
-def sequential_first_audio(engines: Engines, question: str = QUESTION) -> float:
-    """The baseline: full STT, then the full answer, then TTS of all of it; seconds to the first audio."""
+def sequential_first_audio(engines: Engines, question: str = QUESTION, heard: str | None = None) -> float:
+    """The baseline: full STT, then the full answer, then TTS of all of it; seconds to the first audio.
+
+    `heard` makes the model answer that transcript (the one a streaming run heard), so both answer the same question.
+    """
     audio = spoken(engines.tts, question)
     engines.responder.forget()
     started = time.monotonic()
     stream = engines.stt.stream()
     stream.feed(audio.tobytes())
     text = stream.finish().text
-    answer = "".join(engines.responder.respond(text))
+    answer = "".join(engines.responder.respond(text if heard is None else heard))
     splitter = SentenceSplitter(eager_first=False)
     sentences = [*splitter.feed(speakable(answer)), splitter.flush()]
     chunks = [b"".join(engines.tts.synthesize(s)) for s in sentences if s]

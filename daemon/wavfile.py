@@ -7,10 +7,10 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
-import soundfile as sf
 import soxr
 
 from daemon.errors import InputError
+from hardware.audio import AudioFileError, read_audio_file
 
 Int16Array = npt.NDArray[np.int16]
 
@@ -23,13 +23,6 @@ def resample(audio: Int16Array, from_hz: int, to_hz: int) -> Int16Array:
     return out
 
 
-def to_mono_int16(samples: npt.NDArray[np.float32]) -> Int16Array:
-    """(frames, channels) float samples in -1..1 -> mono int16, channels averaged."""
-    mono = samples.mean(axis=1) if samples.ndim == 2 else samples
-    out: Int16Array = np.clip(np.round(mono * 32767.0), -32768, 32767).astype(np.int16)
-    return out
-
-
 def read_wav(path: Path, rate_hz: int) -> Int16Array:
     """Read any WAV (or FLAC/OGG) of any rate, width and channel count as mono int16 at `rate_hz`."""
     if not path.exists():
@@ -37,14 +30,10 @@ def read_wav(path: Path, rate_hz: int) -> Int16Array:
     if path.is_dir():
         raise InputError("input-invalid", f"{path} is a directory, not an audio file")
     try:
-        samples, rate = sf.read(str(path), dtype="float32", always_2d=True)
-    except sf.LibsndfileError as err:
-        raise InputError("input-not-wav", f"{path} is not a readable audio file ({err.error_string})") from err
-    except OSError as err:
-        raise InputError("input-unreadable", f"cannot read {path}: {err.strerror}") from err
-    if len(samples) == 0:
-        raise InputError("input-empty", f"{path} holds no audio")
-    return resample(to_mono_int16(samples), int(rate), rate_hz)
+        audio: Int16Array = read_audio_file(path, rate_hz)
+    except AudioFileError as err:  # not-wav, unreadable, implausible, too-long, empty
+        raise InputError(f"input-{err.reason}", str(err)) from err
+    return audio
 
 
 def write_wav(path: Path, audio: Int16Array | bytes, rate_hz: int) -> None:

@@ -40,15 +40,70 @@ BLOCK_S: Final = 0.02
 """Sinks play in 20 ms blocks, so a stop takes effect within one block."""
 
 
+MAX_FILE_S: Final = 1800.0
+"""Longest audio file read (30 min, 58 MB at 16 kHz mono); a longer one is refused before it fills memory."""
+FILE_RATES_HZ: Final = (4000, 768000)
+"""Sample rates a real audio file has; anything outside is a corrupt header (1 Hz would resample 16000-fold)."""
+MAX_FILE_CHANNELS: Final = 32
+READ_BLOCK_FRAMES: Final = 65536
+"""Files are read, mixed down and resampled this many frames at a time, so memory follows the output alone."""
+
+
 class AudioInputError(OSError):
     """A microphone could not be opened or read; the message names it."""
 
 
+class AudioFileError(AudioInputError):
+    """An audio file is missing, unreadable or implausible; `reason` is a kebab-case word for error codes."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
 def _to_int16_mono(samples: np.ndarray) -> np.ndarray:
-    """(frames, channels) float32 in -1..1 -> mono int16."""
+    """(frames, channels) float32 in -1..1 -> mono int16 (NaN, a float file's garbage, becomes silence)."""
     mono = samples.mean(axis=1) if samples.ndim == 2 else samples
+    mono = np.nan_to_num(mono, nan=0.0, posinf=1.0, neginf=-1.0)
     out: np.ndarray = np.clip(np.round(mono * 32767.0), -32768, 32767).astype(np.int16)
     return out
+
+
+def read_audio_file(path: Path, rate_hz: int = RATE_HZ, max_s: float = MAX_FILE_S) -> np.ndarray:
+    """Any file libsndfile reads (WAV, FLAC, OGG...) as mono int16 at `rate_hz`; AudioFileError says why not."""
+    try:
+        f = sf.SoundFile(str(path))
+    except sf.LibsndfileError as err:
+        raise AudioFileError("not-wav", f"{path} is not a readable audio file ({err.error_string})") from err
+    except (OSError, RuntimeError) as err:
+        raise AudioFileError("unreadable", f"cannot read {path}: {err}") from err
+    with f:
+        rate, channels = int(f.samplerate), int(f.channels)
+        low, high = FILE_RATES_HZ
+        if not (low <= rate <= high and 1 <= channels <= MAX_FILE_CHANNELS):
+            raise AudioFileError(
+                "implausible",
+                f"{path} claims {rate} Hz and {channels} channels (a corrupt header?): "
+                f"audio files have {low}..{high} Hz and 1..{MAX_FILE_CHANNELS} channels",
+            )
+        resampler = soxr.ResampleStream(rate, rate_hz, 1, dtype="int16") if rate != rate_hz else None
+        pieces, frames = [], 0
+        try:
+            # NOTE: the header's length is not trusted: frames are counted as they are read.
+            for block in f.blocks(READ_BLOCK_FRAMES, dtype="float32", always_2d=True):
+                frames += len(block)
+                if frames > max_s * rate:
+                    raise AudioFileError("too-long", f"{path} is longer than {max_s:.0f} s: split it")
+                mono = _to_int16_mono(block)
+                pieces.append(resampler.resample_chunk(mono) if resampler else mono)
+        except (sf.LibsndfileError, RuntimeError) as err:
+            raise AudioFileError("unreadable", f"{path} cannot be read to its end ({err})") from err
+    if frames == 0:
+        raise AudioFileError("empty", f"{path} holds no audio")
+    if resampler is not None:
+        pieces.append(resampler.resample_chunk(np.zeros(0, np.int16), last=True))
+    audio: np.ndarray = np.concatenate(pieces).astype(np.int16)
+    return audio
 
 
 class WavFileSource:
@@ -56,12 +111,11 @@ class WavFileSource:
 
     def __init__(self, path: Path, realtime: bool = True, speed: float = 1.0, tail_silence_s: float = 1.0) -> None:
         try:
-            samples, rate = sf.read(str(path), dtype="float32", always_2d=True)
-        except (sf.LibsndfileError, OSError) as err:
-            raise AudioInputError(f"cannot read microphone file {path}: {err}") from err
-        audio = (
-            soxr.resample(_to_int16_mono(samples), int(rate), RATE_HZ) if rate != RATE_HZ else _to_int16_mono(samples)
-        )
+            audio = read_audio_file(path)
+        except AudioFileError as err:
+            if err.reason != "empty":
+                raise AudioFileError(err.reason, f"cannot use microphone file: {err}") from err
+            audio = np.zeros(0, np.int16)  # an empty recording is a silent microphone
         # NOTE: a file ends abruptly; trailing silence lets end-of-speech detection see the pause a person makes.
         self._audio = np.concatenate([np.asarray(audio, np.int16), np.zeros(int(tail_silence_s * RATE_HZ), np.int16)])
         self._realtime, self._speed = realtime, speed
@@ -129,29 +183,39 @@ class SoundDeviceSource:
         self._rate = int(rate_hz or info["default_samplerate"])
         self._channels = channels
         self._queue: queue.Queue[bytes | None] = queue.Queue(maxsize=200)
+        self._block = int(self._rate * CHUNK_S)
+        self._closed = threading.Event()
+        # NOTE: blocking reads, no PortAudio callback: a cffi callback needs write+execute memory, which the
+        # service's MemoryDenyWriteExecute forbids (seen on aarch64: MemoryError at the first stream).
         self._stream = sd.RawInputStream(
-            device=device,
-            samplerate=self._rate,
-            channels=channels,
-            dtype="int16",
-            blocksize=int(self._rate * CHUNK_S),
-            callback=self._callback,
+            device=device, samplerate=self._rate, channels=channels, dtype="int16", blocksize=self._block
         )
 
-    def _callback(self, data: bytes, frames: int, when: object, status: object) -> None:
-        # NOTE: if the consumer stalls, drop audio rather than block PortAudio's real-time thread.
-        with contextlib.suppress(queue.Full):
-            self._queue.put_nowait(bytes(data))
+    def _read_loop(self) -> None:
+        """Read the device on its own thread, so a device that stops delivering cannot block the consumer."""
+        import sounddevice as sd
+
+        while not self._closed.is_set():
+            try:
+                data, _overflowed = self._stream.read(self._block)
+            except (sd.PortAudioError, OSError):
+                return  # frames() notices the silence and reports the device lost
+            # NOTE: if the consumer stalls, drop audio rather than let the device's buffer overrun.
+            with contextlib.suppress(queue.Full):
+                self._queue.put_nowait(bytes(data))
 
     def frames(self) -> Iterator[bytes]:
         """Yield 16 kHz mono audio until closed."""
         resampler = soxr.ResampleStream(self._rate, RATE_HZ, 1, dtype="int16") if self._rate != RATE_HZ else None
-        with self._stream:
+        reader = threading.Thread(target=self._read_loop, name="microphone", daemon=True)
+        self._stream.start()
+        reader.start()
+        try:
             while True:
                 try:
                     data = self._queue.get(timeout=SILENT_DEVICE_S)
                 except queue.Empty:
-                    # NOTE: an unplugged USB microphone may simply stop calling back rather than fail.
+                    # NOTE: an unplugged USB microphone may simply stop delivering rather than fail.
                     raise AudioInputError(f"no audio from {self.name} for {SILENT_DEVICE_S:.0f} s") from None
                 if data is None:
                     return
@@ -159,9 +223,15 @@ class SoundDeviceSource:
                 if self._channels > 1:
                     pcm = pcm.reshape(-1, self._channels).mean(axis=1).astype(np.int16)
                 yield (resampler.resample_chunk(pcm) if resampler else pcm).astype(np.int16).tobytes()
+        finally:
+            self._closed.set()
+            reader.join(timeout=2 * CHUNK_S + 1.0)  # a read returns within a block; a dead device may not
+            if not reader.is_alive():  # closing under a blocked read is not safe in PortAudio
+                self._stream.close()
 
     def close(self) -> None:
         """Stop capturing."""
+        self._closed.set()
         self._queue.put(None)
 
 

@@ -71,6 +71,8 @@ class LineSplitter:
     def feed(self, data: bytes) -> Iterator[LineResult]:
         """Yield every line `data` completes (and one too-long result as soon as a line overflows)."""
         # NOTE: terminals send CR for Enter, programs send LF or CRLF; a CRLF split across two reads is one ending.
+        if not data:  # an empty read (a timeout) must not forget that the last read ended in CR
+            return
         if self._after_cr and data.startswith(b"\n"):
             data = data[1:]
         self._after_cr = data.endswith(b"\r")

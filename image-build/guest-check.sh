@@ -6,8 +6,12 @@ say() { echo "BOOTCHECK $*" > /dev/console; }
 prop() { systemctl show -P "$2" "$1"; }
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 wait_active() {  # wait_active OLD_PID TIMEOUT: until talkbox is active (READY sent) with a PID other than OLD_PID
-    local old=$1 deadline=$(( $(date +%s) + $2 ))
+    local old=$1 deadline=$(( $(date +%s) + $2 )) next=$(( $(date +%s) + 60 ))
     while [ "$(date +%s)" -lt "$deadline" ]; do
+        if [ "$(date +%s)" -ge "$next" ]; then  # a slow start under emulation shows where it is
+            say waiting state=$(prop talkbox ActiveState)/$(prop talkbox SubState) status="$(prop talkbox StatusText)"
+            next=$(( next + 60 ))
+        fi
         if [ "$(prop talkbox ActiveState)" = active ] && [ "$(prop talkbox MainPID)" != "$old" ] \
             && [ "$(prop talkbox MainPID)" != 0 ]; then
             return 0
@@ -34,7 +38,16 @@ say rootfs dev=$root_dev fs_mb=$(( $(df -B1M --output=size / | tail -1) )) disk_
 say ssh enabled=$(systemctl is-enabled ssh 2>/dev/null) active=$(systemctl is-active ssh 2>/dev/null)
 say listeners "$(ss -H -tuln | wc -l)" "$(ss -H -tuln | tr -s ' ' | tr '\n' ';')"
 say passwords "$(awk -F: '$2 == "" || $2 !~ /^[!*]/ {print $1}' /etc/shadow | tr '\n' ' ')"
-say variant "$(/opt/talkbox/venv/bin/python -c 'import llama_cpp; print(llama_cpp.llama_print_system_info().decode())' 2>&1 | tr '\n' ' ' | cut -c1-300)"
+variant=$(/opt/talkbox/venv/bin/python - 2>&1 <<'PY'
+import ctypes, pathlib, llama_cpp
+lib = pathlib.Path(llama_cpp.__file__).parent / "lib"
+ctypes.CDLL(str(lib / "libggml.so")).ggml_backend_load_all()  # prints which CPU variant it loaded
+llama = ctypes.CDLL(str(lib / "libllama.so"))
+llama.llama_print_system_info.restype = ctypes.c_char_p
+print(llama.llama_print_system_info().decode())
+PY
+)
+say variant "$(echo "$variant" | tr '\n' ' ' | cut -c1-400)"
 answer=$(timeout 600 /opt/talkbox/venv/bin/talkbox ask "What is the capital of France?" 2>&1); rc=$?
 say ask rc=$rc "$(echo "$answer" | tr '\n' ' ' | cut -c1-200)"
 doctor=$(timeout 300 /opt/talkbox/venv/bin/talkbox doctor 2>&1); rc=$?

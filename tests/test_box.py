@@ -126,7 +126,7 @@ def test_the_serial_link_answers_while_the_box_runs(engines: Engines, dev_config
     assert ready.wait(timeout=10)
     os.write(master, b"/status\r\nWhat is the capital of France?\r\n")
     received = b""
-    while b"Paris" not in received or not received.endswith(b"\n"):
+    while b"paris" not in received.lower() or not received.endswith(b"\n"):
         ready, _, _ = select.select([master], [], [], 15)
         assert ready, f"no reply on the serial link; got {received!r}"
         received += os.read(master, 4096)

@@ -323,8 +323,12 @@ def test_the_socket_goes_to_its_group_and_a_refused_chown_only_warns(
     def refuse(*_: object) -> None:
         raise PermissionError(1, "Operation not permitted")
 
-    monkeypatch.setattr(os, "chown", refuse)
+    monkeypatch.setattr(os, "chown", refuse)  # as systemd's @privileged syscall filter does
     with caplog.at_level(logging.WARNING), running(sock_path, group=group) as box:
+        assert ControlClient(box.path).status() == STATUS
+    assert "cannot give" not in caplog.text, "the socket has the service's own group already: no chown needed"
+    other = next(g.gr_name for g in grp.getgrall() if g.gr_gid != os.getgid())
+    with caplog.at_level(logging.WARNING), running(sock_path, group=other) as box:
         assert ControlClient(box.path).status() == STATUS
     with caplog.at_level(logging.WARNING), running(sock_path, group="no-such-group-tb"):
         pass

@@ -51,3 +51,20 @@ def test_push_to_talk_ignores_pauses_until_released() -> None:
 def test_follow_up_window_uses_its_own_timeout() -> None:
     reason, at, _ = run([(False, 10.0)], no_speech_timeout_s=2.0)
     assert reason == "no-speech" and at == pytest.approx(2.0, abs=FRAME)
+
+
+@pytest.mark.parametrize("limit_s", [15.0, 60.0])
+def test_a_five_minute_monologue_is_cut_at_max_utterance_s(limit_s: float) -> None:
+    ep = Endpointer(ListenConfig(max_utterance_s=limit_s))
+    t, reason = 0.0, None
+    while t < 300.0 and reason is None:
+        t += FRAME
+        reason = ep.update(True, FRAME)
+    assert reason == "max-length" and t == pytest.approx(limit_s, abs=FRAME)
+
+
+def test_a_button_held_for_five_minutes_is_cut_at_max_utterance_s() -> None:
+    reason, at, ep = run([(True, 100.0), (False, 100.0), (True, 100.0)], push_to_talk=True)
+    assert reason == "max-length" and at == pytest.approx(15.0, abs=FRAME) and ep.speech_started
+    reason, at, ep = run([(False, 300.0)], push_to_talk=True)
+    assert reason == "max-length" and at == pytest.approx(15.0, abs=FRAME) and not ep.speech_started

@@ -42,10 +42,13 @@ def test_image_boots_to_a_working_box(boots: dict[str, dict[str, str]], cpu: str
     assert re.fullmatch(r"talkbox-[0-9a-f]{4}", got["hostname"])
     assert int(got["hostkeys"].split()[0]) >= 3
     sizes = dict(kv.split("=") for kv in got["rootfs"].split())
-    assert int(sizes["fs_mb"]) > int(sizes["disk_mb"]) - 600, "first boot did not grow the root file system"
+    # The card is 512 MB bigger than the image: grown, the root fills all but the 260 MB before it (and ext4's own).
+    assert int(sizes["fs_mb"]) > int(sizes["disk_mb"]) - 400, "first boot did not grow the root file system"
     assert got["ask"].startswith("rc=0 ") and "paris" in got["ask"].lower()
     assert got["doctor"] == "rc=0"
     assert got["sigill"] == "0"
+    variant = {"cortex-a72": "libggml-cpu-armv8.0_1.so", "cortex-a76": "libggml-cpu-armv8.2_2.so"}[cpu]
+    assert variant in got["variant"], got["variant"]
 
 
 @pytest.mark.parametrize("cpu", ["cortex-a72", "cortex-a76"])

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
+import wave
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
 
+from daemon.answer import Answer
 from daemon.config import ListenConfig
 from daemon.events import (
     BargeIn,
@@ -25,6 +28,7 @@ from daemon.events import (
     TurnStarted,
 )
 from daemon.pipeline import Engines, Pipeline, State
+from hardware.audio import WavFileSink
 from tests.fakes import FakeResponder, FakeStt, FakeTts, FakeVad, FakeWake, voice, wake_word
 from tests.harness import Script, names, of, run_box
 from tests.mic import ScriptedMic
@@ -233,3 +237,41 @@ def test_a_failed_turn_is_reported_and_the_box_keeps_working(tmp_path: Path) -> 
     assert [e.turn for e in failures] == [1, 2] and "fell over" in failures[0].message  # type: ignore[attr-defined]
     assert [e.outcome for e in of(events, TurnEnded)] == ["failed", "failed"]  # type: ignore[attr-defined]
     assert pipeline.state is State.IDLE
+
+
+class TimedTts(FakeTts):
+    """FakeTts that notes when each sentence's synthesis began."""
+
+    def __init__(self) -> None:
+        self.started: list[float] = []
+
+    def synthesize(self, text: str) -> Iterator[bytes]:
+        self.started.append(time.monotonic())
+        yield from super().synthesize(text)
+
+
+def test_later_sentences_are_synthesized_just_in_time_and_all_are_played(tmp_path: Path) -> None:
+    tts = TimedTts()
+    words = "one two three four five six seven."
+    responder = FakeResponder(f"{words} {words.capitalize()} {words.capitalize()}")
+    sink = WavFileSink(tmp_path / "out.wav", tts.sample_rate_hz, realtime=True)
+    try:
+        result = Answer(responder, tts, sink, lambda _: None, 1, time.monotonic()).run("count")
+    finally:
+        sink.close()
+    assert len(tts.started) == 3 and not result.interrupted
+    # 1.75 s of speech each: the second waits until the first is nearly played, instead of starting at once.
+    assert tts.started[1] - tts.started[0] > 0.5
+    with wave.open(str(tmp_path / "out.wav")) as wav:
+        assert wav.getnframes() >= 3 * 1.75 * tts.sample_rate_hz
+
+
+def test_a_sink_that_is_not_real_time_gets_every_sentence_at_once(tmp_path: Path) -> None:
+    tts = TimedTts()
+    responder = FakeResponder("One two three four five six seven. One two three four five six seven.")
+    sink = WavFileSink(tmp_path / "out.wav", tts.sample_rate_hz, realtime=False)
+    try:
+        Answer(responder, tts, sink, lambda _: None, 1, time.monotonic()).run("count")
+    finally:
+        sink.close()
+    assert len(tts.started) == 2 and tts.started[1] - tts.started[0] < 0.5

@@ -53,3 +53,31 @@ def test_a_run_without_punctuation_is_cut_at_the_bound() -> None:
     parts = split(text, eager_first=False, max_chars=60)
     assert all(len(p) <= 60 for p in parts)
     assert " ".join(parts) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "sentences"),
+    [
+        (
+            "Plants make food through photosynthesis, using light. They grow, too.",
+            ["Plants make food through photosynthesis,", "using light.", "They grow, too."],
+        ),
+        (
+            "A black hole is a region in space where nothing escapes. Yes.",
+            ["A black hole is a region in space", "where nothing escapes.", "Yes."],
+        ),
+        ("Cats purr when happy. Yes.", ["Cats purr when happy.", "Yes."]),
+        ("In the morning, it rains. Yes.", ["In the morning, it rains.", "Yes."]),
+    ],
+)
+def test_the_first_clause_is_released_at_a_comma_or_before_a_clause_word(text: str, sentences: list[str]) -> None:
+    assert split(text) == sentences
+
+
+def test_a_lower_case_sentence_after_a_long_word_starts_a_new_sentence() -> None:
+    text = "sleep keeps the body working properly. it helps a lot."
+    assert split(text, eager_first=False) == ["sleep keeps the body working properly.", "it helps a lot."]
+
+
+def test_a_short_word_with_a_period_before_lower_case_may_be_an_abbreviation() -> None:
+    assert split("See vol. two of it. Done.", eager_first=False) == ["See vol. two of it.", "Done."]

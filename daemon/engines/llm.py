@@ -43,6 +43,8 @@ class GenerationStats:
     """Seconds spent generating after the first token."""
     dropped_turns: int = 0
     """Old exchanges forgotten to make this prompt fit."""
+    question_cut_from: int = 0
+    """Tokens the question had before it was cut to max_question_tokens (0: it was not cut)."""
     cancelled: bool = False
 
     @property
@@ -142,6 +144,9 @@ class LlamaResponder:
         self._is_eog: Callable[[int], bool] = lambda tok: bool(llama_cpp.llama_vocab_is_eog(vocab.vocab, tok))
         self._conversation = Conversation()
         self._lock = threading.Lock()
+        self._cut_from = 0
+        self.on_notice: Callable[[str], None] | None = None
+        """Told what the user should know (a question was cut); the box shows it. Called on the answering thread."""
         fixed = len(
             self._tokens([{"role": "system", "content": config.system_prompt}, {"role": "user", "content": ""}])
         )
@@ -187,6 +192,9 @@ class LlamaResponder:
         if len(toks) <= limit:
             return question
         _LOGGER.warning("question of %d tokens cut to %d", len(toks), limit)
+        self._cut_from = len(toks)
+        if self.on_notice is not None:
+            self.on_notice(f"Your question was too long: only its first {limit} tokens were used.")
         cut: str = self._llm.detokenize(toks[:limit]).decode("utf-8", errors="ignore")
         return cut
 
@@ -204,6 +212,7 @@ class LlamaResponder:
         if not question:
             return
         with self._lock:
+            self._cut_from = 0
             yield from self._respond_locked(self._cut_question(question), cancel or threading.Event())
 
     def _respond_locked(self, question: str, cancel: threading.Event) -> Iterator[str]:
@@ -212,7 +221,9 @@ class LlamaResponder:
         budget = cfg.context_tokens - cfg.max_answer_tokens
         messages, n_prompt = self._conversation.fit(cfg.system_prompt, question, lambda m: len(self._tokens(m)), budget)
         tokens = self._tokens(messages)
-        stats = self.stats = GenerationStats(prompt_tokens=n_prompt, dropped_turns=before - len(self._conversation))
+        stats = self.stats = GenerationStats(
+            prompt_tokens=n_prompt, dropped_turns=before - len(self._conversation), question_cut_from=self._cut_from
+        )
         if stats.dropped_turns:
             _LOGGER.info("forgot %d old exchange(s) to fit the context", stats.dropped_turns)
         cached = self._llm._input_ids[: self._llm.n_tokens].tolist()

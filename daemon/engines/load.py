@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import logging
+import os
+import signal
+import subprocess
+import sys
 import time
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
 
 from daemon.config import Config
 from daemon.errors import ModelError
@@ -18,6 +23,52 @@ if TYPE_CHECKING:
 
 _LOGGER = logging.getLogger(__name__)
 
+PROBE_TIMEOUT_S: Final = 300.0
+"""A model that has not opened in a child process after this long is refused (a Pi 4 opens 1 GB in ~10 s)."""
+# The child opens the model as the daemon will and evaluates one token, so aborts in loading or compute show here.
+_PROBE: Final = """
+import sys, llama_cpp
+llm = llama_cpp.Llama(model_path=sys.argv[1], n_ctx=int(sys.argv[2]), n_threads=1, n_threads_batch=1, verbose=False)
+llm.eval(llm.tokenize(b"Hello", add_bos=True)[:1])
+"""
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def probe_gguf(path: Path, context_tokens: int, timeout_s: float = PROBE_TIMEOUT_S) -> None:
+    """Open a GGUF nobody pinned in a child process first: a llama.cpp abort (GGML_ASSERT) kills only the child."""
+    started = time.monotonic()
+    env = dict(os.environ, OMP_WAIT_POLICY="PASSIVE")
+    try:
+        child = subprocess.run(
+            [sys.executable, "-c", _PROBE, str(path), str(context_tokens)],
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=timeout_s,
+            env=env,
+        )
+    except subprocess.TimeoutExpired as err:
+        raise ModelError("llm-model-corrupt", f"LLM model {path} did not open within {timeout_s:.0f} s") from err
+    except OSError as err:
+        raise ModelError("llm-model-unreadable", f"cannot test-open LLM model {path}: {err}") from err
+    if child.returncode == 0:
+        _LOGGER.info("%s opened cleanly in a child process in %.1f s", path, time.monotonic() - started)
+        return
+    lines = [line for line in child.stderr.splitlines() if line.strip()]
+    detail = " / ".join(line.strip()[:200] for line in lines[-2:]) or "no message"
+    how = (
+        f"killed llama.cpp with {_signal_name(-child.returncode)}"
+        if child.returncode < 0
+        else f"could not be opened (exit {child.returncode})"
+    )
+    raise ModelError("llm-model-corrupt", f"LLM model {path} {how}: {detail}")
+
 
 def _timed(what: str, selected: SelectedModel, started: float) -> None:
     _LOGGER.info("%s %s ready in %.2f s", what, selected.name, time.monotonic() - started)
@@ -28,6 +79,8 @@ def load_llm(config: Config) -> LlamaResponder:
     from daemon.engines.llm import LlamaResponder
 
     selected = select(config, "llm")
+    if selected.entry is None:  # a user's own file: only its header was checked, it may still abort llama.cpp
+        probe_gguf(selected.path, config.llm.context_tokens)
     return LlamaResponder(selected.path, config.llm)
 
 

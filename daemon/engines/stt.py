@@ -161,6 +161,10 @@ class PocketsphinxSpeechToText:
                 lm=str(model_dir / "en-us.lm.bin"),
                 dict=str(model_dir / "cmudict-en-us.dict"),
                 samprate=AUDIO_RATE_HZ,
+                # NOTE: the flat-lexicon second pass re-decodes the whole utterance after the user stopped:
+                # without it the final transcript came 29 ms instead of 143 ms after the last audio, at the
+                # same word error rate (15/98 words on 24 questions spoken by the box's voice).
+                fwdflat=False,
                 loglevel="FATAL",
             )
         except (RuntimeError, ValueError) as err:

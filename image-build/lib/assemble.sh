@@ -23,7 +23,8 @@ step "bmap, xz, checksums, Raspberry Pi Imager manifest"
 bmaptool -q create -o "$out/$name.bmap" "$out/$name.img"
 extract_size=$(stat -c %s "$out/$name.img")
 extract_sha=$(sha256sum "$out/$name.img" | cut -d' ' -f1)
-xz -T0 -6 -f "$out/$name.img"
+# XZ_LEVEL=1 for quick test builds (about 4x faster, ~15 % bigger); releases use 6.
+xz -T0 "-${XZ_LEVEL:-6}" -f "$out/$name.img"
 ( cd "$out" && sha256sum "$name.img.xz" "$name.bmap" > SHA256SUMS )
 python3 - "$out" "$name" "$version" "$extract_size" "$extract_sha" "$devices" "$init_format" <<'PY'
 import hashlib, json, pathlib, sys, datetime

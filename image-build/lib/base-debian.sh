@@ -1,6 +1,6 @@
 #!/bin/bash
 # Stage: an arm64 Debian bookworm rootfs (kernel, Pi firmware, systemd, Python) as a cached tarball.
-# Usage: base-debian.sh CACHE_DIR  -> prints the tarball path.
+# Usage: base-debian.sh CACHE_DIR  -> prints the path of the rootfs directory (ownership and modes kept).
 . "$(dirname "$0")/common.sh"
 
 cache=$1
@@ -15,13 +15,13 @@ packages=(
     iproute2 procps less nano-
 )
 key=$(cache_key "${packages[*]}" "$here/base-debian.sh")
-tarball=$cache/base-debian-bookworm-arm64-$key.tar
-if [ -s "$tarball" ]; then
-    note "base rootfs cached: $tarball"
-    echo "$tarball"; exit 0
+base=$cache/base-debian-bookworm-arm64-$key
+if [ -x "$base/usr/bin/python3" ]; then
+    note "base rootfs cached: $base"
+    echo "$base"; exit 0
 fi
 need_root; ensure_binfmt
-mkdir -p "$cache"
+mkdir -p "$cache"; rm -rf "$base.part"
 step "building the Debian arm64 base with mmdebstrap (about 15-25 minutes, cached afterwards)"
 # Only the packages named: recommends would pull in firmware blobs and network tools the box never uses.
 # confold: our /etc/default/raspi-firmware (root by label) is written before the package and must win.
@@ -36,8 +36,8 @@ mmdebstrap --mode=root --architectures=arm64 --variant=minbase --aptopt='APT::In
     --customize-hook='chroot "$1" update-initramfs -c -k all' \
     --customize-hook='ls -l "$1/boot" "$1/boot/firmware" >&2' \
     --customize-hook='rm -f "$1"/var/cache/apt/*.bin "$1"/var/lib/apt/lists/*_Packages' \
-    bookworm "$tarball.part" "deb http://deb.debian.org/debian bookworm main non-free-firmware" \
+    --format=directory bookworm "$base.part" "deb http://deb.debian.org/debian bookworm main non-free-firmware" \
     "deb http://deb.debian.org/debian-security bookworm-security main non-free-firmware" >&2
-mv "$tarball.part" "$tarball"
-step "base rootfs ready: $(du -h "$tarball" | cut -f1)"
-echo "$tarball"
+mv "$base.part" "$base"
+step "base rootfs ready: $(du -sh "$base" | cut -f1)"
+echo "$base"

@@ -32,15 +32,3 @@ sed -i -E 's# init=/usr/lib/raspberrypi-sys-mods/firstboot##; s#root=[^ ]+#root=
 for unit in userconfig.service sshswitch.service regenerate_ssh_host_keys.service; do
     systemctl --root="$root" disable "$unit" >/dev/null 2>&1 || true
 done
-# Debian's own packages fill what Lite lacks; the build host has the network, the image never needs it.
-trap 'chroot_umount "$root"' EXIT
-chroot_mount "$root"
-cp /etc/resolv.conf "$root/tmp/resolv.conf"
-mount --bind "$root/tmp/resolv.conf" "$root/etc/resolv.conf" 2>/dev/null || cp /etc/resolv.conf "$root/etc/resolv.conf"
-echo "deb http://deb.debian.org/debian bookworm main" > "$root/tmp/debian.list"
-apt_opts=(-o Dir::Etc::sourcelist=/tmp/debian.list -o Dir::Etc::sourceparts=- -o APT::Install-Recommends=false)
-chroot "$root" apt-get "${apt_opts[@]}" update -qq
-DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get "${apt_opts[@]}" install -y -qq \
-    python3-venv python3-systemd libgomp1 libportaudio2 alsa-utils cloud-guest-utils i2c-tools >&2
-chroot "$root" apt-get clean
-umount "$root/etc/resolv.conf" 2>/dev/null || true

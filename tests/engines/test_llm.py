@@ -76,11 +76,20 @@ def test_a_long_conversation_never_overflows_the_context(small_context: LlamaRes
     assert dropped > 0 and len(small_context.conversation) < 14
 
 
-def test_an_over_long_question_is_cut_not_fatal(small_context: LlamaResponder) -> None:
+def test_an_over_long_question_is_cut_not_fatal_and_the_user_is_told(small_context: LlamaResponder) -> None:
     small_context.forget()
-    answer = "".join(small_context.respond("Why is the sky blue? " * 400))
-    assert answer.strip()
-    assert small_context.stats.prompt_tokens <= 512 - 48
+    notices: list[str] = []
+    small_context.on_notice = notices.append
+    try:
+        answer = "".join(small_context.respond("Why is the sky blue? " * 400))
+        assert answer.strip()
+        assert small_context.stats.prompt_tokens <= 512 - 48
+        assert small_context.stats.question_cut_from > 64 * 10
+        assert notices == ["Your question was too long: only its first 64 tokens were used."]
+        "".join(small_context.respond("Why is the sky blue?"))
+        assert small_context.stats.question_cut_from == 0 and len(notices) == 1
+    finally:
+        small_context.on_notice = None
 
 
 @pytest.mark.slow

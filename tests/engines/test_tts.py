@@ -21,3 +21,12 @@ def test_synthesis_is_lazy_so_the_first_sentence_comes_first(tts) -> None:  # ty
     first = next(stream)
     assert len(first) > 0
     stream.close()  # a barge-in stops it without synthesizing the rest
+
+
+def test_the_voice_plans_no_memory_pattern_per_sentence_length() -> None:
+    from daemon.config import TtsConfig
+    from daemon.engines.tts import session_options
+
+    options = session_options(TtsConfig(threads=1))
+    assert not options.enable_mem_pattern  # every sentence has a new shape: a pattern per shape only piles up
+    assert options.intra_op_num_threads == 1 and options.inter_op_num_threads == 1
