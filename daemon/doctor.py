@@ -121,10 +121,23 @@ def _serial(cfg: Config) -> Check:
         return Check("serial", False, f"{s.url}: {err}", "check serial.url and the dialout group", False)
 
 
-def _cpu() -> Check:
+def _cpu_info() -> str:
+    """llama.cpp's CPU features, after loading the kernels this core gets (the image's build picks at run time)."""
+    import ctypes
+
     import llama_cpp
 
-    info = llama_cpp.llama_print_system_info().decode().replace("CPU :", "|")
+    lib = Path(llama_cpp.__file__).parent / "lib"
+    # NOTE: the soname libllama links, not libggml.so: the wheel holds copies, and a second copy has its own registry.
+    for name in ("libggml.so.0", "libggml.so"):
+        if (lib / name).exists():
+            ctypes.CDLL(str(lib / name)).ggml_backend_load_all()
+            break
+    return str(llama_cpp.llama_print_system_info().decode())
+
+
+def _cpu() -> Check:
+    info = _cpu_info().replace("CPU :", "|")
     features = [f.split("=")[0].strip() for f in info.split("|") if f.strip().endswith("= 1")]
     machine = platform.machine()
     if machine in ("aarch64", "arm64"):

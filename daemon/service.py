@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import threading
+import time
 from collections.abc import Callable
 from typing import Final
 
@@ -24,6 +26,9 @@ from daemon.events import (
 _LOGGER = logging.getLogger(__name__)
 
 LOAD_EXTENSION_S: Final = 60.0
+EXTEND_EVERY_S: Final = 20.0
+START_LIMIT_S: Final = 900.0
+"""A start that has not reached READY after this long is stuck: systemd may then kill it."""
 """Each start-up step asks systemd for this much more time, so TimeoutStartSec can stay tight."""
 
 
@@ -43,6 +48,8 @@ class Notifier:
         self._send = send if send is not None else _sd_notify()
         self._status = ""
         self._failed = False
+        self._started = threading.Event()
+        self._extender: threading.Thread | None = None
 
     @property
     def active(self) -> bool:
@@ -62,6 +69,7 @@ class Notifier:
 
     def ready(self, status: str) -> None:
         """Models loaded and audio open."""
+        self.stop_extending()
         self.notify(f"READY=1\nSTATUS={status}")
 
     def status(self, text: str) -> None:
@@ -73,6 +81,27 @@ class Notifier:
     def extend_start(self, seconds: float = LOAD_EXTENSION_S) -> None:
         """More time for a slow start-up step (a large model on an SD card)."""
         self.notify(f"EXTEND_TIMEOUT_USEC={int(seconds * 1_000_000)}")
+
+    def keep_extending(self) -> None:
+        """Extend the start timeout every few seconds until READY, for at most START_LIMIT_S in all.
+
+        One step can outlast any fixed extension on a slow card or CPU (seen: the system prompt's warm-up under
+        emulation); a start that is truly stuck still ends when the limit runs out.
+        """
+        if self._extender is not None or not self.active:
+            return
+        deadline = time.monotonic() + START_LIMIT_S
+
+        def run() -> None:
+            while not self._started.wait(EXTEND_EVERY_S) and time.monotonic() < deadline:
+                self.extend_start(LOAD_EXTENSION_S)
+
+        self._extender = threading.Thread(target=run, name="start-timeout", daemon=True)
+        self._extender.start()
+
+    def stop_extending(self) -> None:
+        """The start is over (READY or failed)."""
+        self._started.set()
 
     def stopping(self) -> None:
         """We are shutting down."""
@@ -123,6 +152,7 @@ class StatusMirror:
     def __call__(self, event: Event) -> None:
         if isinstance(event, BootProgress) and event.fraction < 1.0:
             self._notifier.extend_start()
+            self._notifier.keep_extending()
         if (text := status_text(event)) is not None:
             self._notifier.status(text)
 

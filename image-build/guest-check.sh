@@ -41,8 +41,8 @@ say passwords "$(awk -F: '$2 == "" || $2 !~ /^[!*]/ {print $1}' /etc/shadow | tr
 variant=$(/opt/talkbox/venv/bin/python - 2>&1 <<'PY'
 import ctypes, pathlib, llama_cpp
 lib = pathlib.Path(llama_cpp.__file__).parent / "lib"
-ctypes.CDLL(str(lib / "libggml.so")).ggml_backend_load_all()  # prints which CPU variant it loaded
-llama = ctypes.CDLL(str(lib / "libllama.so"))
+ctypes.CDLL(str(lib / "libggml.so.0")).ggml_backend_load_all()  # prints which CPU variant it loaded
+llama = ctypes.CDLL(str(lib / "libllama.so.0"))
 llama.llama_print_system_info.restype = ctypes.c_char_p
 print(llama.llama_print_system_info().decode())
 PY

@@ -219,3 +219,20 @@ def test_each_turn_stage_is_logged_with_journal_fields(caplog: pytest.LogCapture
     stages = [(r.TURN, r.STAGE, r.MODEL) for r in caplog.records]  # type: ignore[attr-defined]
     assert stages == [(4, "listen", "smollm2"), (4, "think", "smollm2"), (4, "speak", "smollm2"), (4, "end", "smollm2")]
     assert caplog.records[2].LATENCY_MS == 432  # type: ignore[attr-defined]
+
+
+def test_a_slow_start_keeps_asking_for_time_until_ready(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    from daemon import service
+
+    monkeypatch.setattr(service, "EXTEND_EVERY_S", 0.05)
+    sent: list[str] = []
+    notifier = service.Notifier(send=sent.append)
+    notifier.keep_extending()
+    time.sleep(0.5)  # one start-up step far longer than a single extension covers
+    extensions = sum("EXTEND_TIMEOUT_USEC=" in m for m in sent)
+    assert extensions >= 3
+    notifier.ready("Ready")
+    time.sleep(0.3)
+    assert sum("EXTEND_TIMEOUT_USEC=" in m for m in sent) <= extensions + 1, "extensions must stop at READY"
