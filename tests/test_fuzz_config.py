@@ -10,20 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from daemon import config as config_mod
 from daemon.config import Config, parse
 from daemon.errors import ConfigError
+from tests.fuzzing import FUZZ
 
-FUZZ = settings(
-    max_examples=200,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
-)
 SECTIONS = {f.name: f.default_factory for f in dataclasses.fields(Config)}  # type: ignore[misc]
 KEYS = {name: [f.name for f in dataclasses.fields(factory())] for name, factory in SECTIONS.items()}
 CODES = {"config-syntax", "config-invalid", "config-unknown-key", "config-unreadable"}

@@ -11,20 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from daemon.control_session import _parse
 from daemon.errors import TalkboxError
+from tests.fuzzing import FUZZ
 from tests.test_control import ANSWER, Box, Peer, WordResponder, running
 
-FUZZ = settings(
-    max_examples=200,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
-)
 MAX_REQUEST_BYTES = 256
 REPLY_TYPES = {"error", "token", "answer", "ok", "status"}
 STATUS_REQUEST = b'{"cmd": "status"}\n'

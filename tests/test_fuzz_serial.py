@@ -6,19 +6,13 @@ import logging
 import re
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from hardware.serial_link import LineResult, LineSplitter, clean_text
+from tests.fuzzing import FUZZ
 from tests.test_serial_chat import WordResponder, open_chat
 
-FUZZ = settings(
-    max_examples=200,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
-)
 UNWANTED = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")  # what a cleaned line never holds (tab is kept)
 # Bytes that make parsing interesting: line ends, escapes, C1 controls, UTF-8 lead and continuation bytes.
 INTERESTING = st.sampled_from(

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile as sf
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from daemon.app import frames_of, open_source
@@ -25,14 +25,8 @@ from daemon.pipeline import Engines, Pipeline
 from daemon.ports import AUDIO_RATE_HZ
 from daemon.wavfile import read_wav
 from hardware.audio import MAX_FILE_S, AudioFileError, AudioInputError, WavFileSink, WavFileSource, read_audio_file
+from tests.fuzzing import FUZZ
 
-FUZZ = settings(
-    max_examples=200,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
-)
 MAX_PEAK_BYTES = 64 * 1024 * 1024
 HANG_S = 60.0
 
