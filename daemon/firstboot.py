@@ -80,19 +80,13 @@ def host_keys(system: System) -> str:
     return "new SSH host keys"
 
 
-def _write_public(path: Path, text: str) -> None:
-    """Atomically replace a file every user must be able to read."""
-    atomic_write(path, text.encode())
-    path.chmod(0o644)
-
-
 def set_name(system: System) -> str:
     """Give the box its own host name, so several boxes on one network can be told apart."""
     name = box_name(system)
-    _write_public(system.path("/etc/hostname"), f"{name}\n")
+    atomic_write(system.path("/etc/hostname"), f"{name}\n".encode(), mode=0o644)
     hosts = system.path("/etc/hosts")
     lines = [ln for ln in hosts.read_text().splitlines() if not ln.startswith("127.0.1.1")] if hosts.exists() else []
-    _write_public(hosts, "\n".join([*lines, f"127.0.1.1\t{name}"]) + "\n")
+    atomic_write(hosts, ("\n".join([*lines, f"127.0.1.1\t{name}"]) + "\n").encode(), mode=0o644)
     if system.root == Path("/"):
         socket.sethostname(name)
     return name
@@ -111,8 +105,7 @@ def ssh_access(system: System) -> str:
         return "SSH off (no key on the boot partition)"
     ssh_dir = system.path("/root/.ssh")
     ssh_dir.mkdir(mode=0o700, exist_ok=True)
-    atomic_write(ssh_dir / "authorized_keys", ("\n".join(keys) + "\n").encode())
-    (ssh_dir / "authorized_keys").chmod(0o600)  # sshd refuses keys others can write; the 0700 dir hides it meanwhile
+    atomic_write(ssh_dir / "authorized_keys", ("\n".join(keys) + "\n").encode())  # 0600: sshd insists
     system.run(["systemctl", "enable", "ssh.service"])
     system.run(["systemctl", "start", "--no-block", "ssh.service"])
     return f"SSH on for {len(keys)} key(s), root login by key only"

@@ -44,16 +44,17 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` so that a power cut leaves either the old or the new file, whole.
+def atomic_write(path: Path, data: bytes, mode: int = 0o600) -> None:
+    """Replace `path` with `data` (file mode `mode`) so that a power cut leaves either the old or the new file, whole.
 
     Raises OSError (the old file is then untouched and the temporary file removed).
     """
     # NOTE: one fixed temporary name, so a writer killed mid-write leaves at most one stray file, reused next time.
     tmp = path.with_name(f".{path.name}.tmp")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, mode)
         try:
+            os.fchmod(fd, mode)  # the umask and an earlier leftover temp file must not decide the mode
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
