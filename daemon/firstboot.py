@@ -24,6 +24,11 @@ BOOT_DIR: Final = Path("/boot/firmware")
 KEY_FILES: Final = ("authorized_keys", "ssh.pub")
 """Files a user may drop on the boot partition (from any computer) to turn SSH on."""
 KEY_PREFIXES: Final = ("ssh-ed25519 ", "ssh-rsa ", "ecdsa-sha2-", "sk-ssh-ed25519@", "sk-ecdsa-sha2-")
+READ_ONLY_FILE: Final = "read-only-root"
+"""A file on the boot partition (put there by `image-build/build --read-only-root` or by hand) asking for a
+read-only root with a RAM overlay."""
+OVERLAYROOT_CONF: Final = Path("/etc/overlayroot.local.conf")
+"""overlayroot's own override file: read by its initramfs script at every boot, and kept by package upgrades."""
 
 
 @dataclass(frozen=True)
@@ -111,11 +116,31 @@ def ssh_access(system: System) -> str:
     return f"SSH on for {len(keys)} key(s), root login by key only"
 
 
+def protect_card(system: System) -> str:
+    """Turn on the read-only root (RAM overlay, from the next boot) when the boot partition asks for it."""
+    if not system.path(BOOT_DIR / READ_ONLY_FILE).exists():
+        return f"root stays writable (no {READ_ONLY_FILE} file on the boot partition)"
+    if not system.path("/usr/sbin/overlayroot-chroot").exists():
+        raise RuntimeError("a read-only root was asked for, but this image has no overlayroot")
+    # NOTE: this boot stays writable: the steps above must persist (host keys, name, grown partition). From the
+    # next boot every write lands in RAM and a power cut cannot damage the card. recurse=0 leaves the FAT boot
+    # partition as it is, so a user can still edit it from any computer.
+    atomic_write(
+        system.path(OVERLAYROOT_CONF),
+        b'# Written by talkbox-firstboot: the root is read-only and writes go to RAM.\n'
+        b'# To change the card: sudo overlayroot-chroot, or add overlayroot=disabled to cmdline.txt.\n'
+        b'overlayroot="tmpfs:recurse=0"\n',
+        mode=0o644,
+    )
+    return "read-only root with a RAM overlay from the next boot"
+
+
 STEPS: Final[tuple[tuple[str, Callable[[System], str]], ...]] = (
     ("Growing storage", grow_root),
     ("Making host keys", host_keys),
     ("Naming the box", set_name),
     ("Checking SSH", ssh_access),
+    ("Protecting the card", protect_card),
 )
 
 

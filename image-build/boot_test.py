@@ -55,7 +55,7 @@ def _write_back(image: Path, part: dict[str, int], source: Path) -> None:
         shutil.copyfileobj(src, dst, 1 << 22)
 
 
-def prepare(image: Path, work: Path) -> tuple[Path, Path, Path]:
+def prepare(image: Path, work: Path, read_only: bool = False) -> tuple[Path, Path, Path]:
     """A writable test copy of the image with the check unit injected, and its kernel and initrd."""
     disk = work / "disk.img"
     opener = lzma.open if image.suffix == ".xz" else open
@@ -70,6 +70,9 @@ def prepare(image: Path, work: Path) -> tuple[Path, Path, Path]:
     initrd = next(n for n in names if n.startswith("initrd.img"))
     for name in (kernel, initrd):
         subprocess.run(["mcopy", "-o", "-i", fat, f"::/{name}", str(work / name)], check=True)
+    if read_only:  # what `build --read-only-root` (or a user, from any computer) puts on the boot partition
+        (work / "read-only-root").write_bytes(b"")
+        subprocess.run(["mcopy", "-o", "-i", fat, str(work / "read-only-root"), "::/read-only-root"], check=True)
     # The check script goes into a copy of the root partition with debugfs, again without mounting anything.
     rootfs = work / "root.ext4"
     _extract(disk, root, rootfs)
@@ -132,15 +135,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kills", type=int, default=3, help="kill -9 the daemon this many times (and hang it once)")
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds per boot before giving up")
     parser.add_argument("--json", type=Path, help="write the results here")
+    parser.add_argument(
+        "--read-only", action="store_true", help="ask for a read-only root and check it on a second boot"
+    )
     args = parser.parse_args(argv)
     results: dict[str, dict[str, str]] = {}
     for cpu in args.cpu or ["cortex-a72", "cortex-a76"]:
         with tempfile.TemporaryDirectory(prefix="talkbox-boot-") as tmp:
             work = Path(tmp)
             print(f"== {cpu}: preparing a test card from {args.image.name}", flush=True)
-            disk, kernel, initrd = prepare(args.image, work)
+            disk, kernel, initrd = prepare(args.image, work, args.read_only)
             print(f"== {cpu}: booting (kernel {kernel.name})", flush=True)
-            results[cpu] = boot(disk, kernel, initrd, cpu, args.kills, args.timeout, Path(f"boot-{cpu}.log"))
+            log = Path(f"boot-{cpu}{'-ro' if args.read_only else ''}.log")
+            results[cpu] = boot(disk, kernel, initrd, cpu, args.kills, args.timeout, log)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0 if all("done" in r for r in results.values()) else 1

@@ -22,6 +22,23 @@ wait_active() {  # wait_active OLD_PID TIMEOUT: until talkbox is active (READY s
 }
 
 kills=$(sed -n 's/.*talkbox.kills=\([0-9]*\).*/\1/p' /proc/cmdline)
+rebooted=/var/lib/talkbox-guest-check/rebooted
+if [ -f "$rebooted" ]; then
+    # Second boot of a card that asked for a read-only root: / must be an overlay whose writes never reach the card.
+    if wait_active 0 900; then
+        say ro_ready boot_to_ready_s=$(awk "BEGIN{printf \"%.1f\", $(prop talkbox ActiveEnterTimestampMonotonic)/1e6}")
+    else
+        say ro_ready no state=$(prop talkbox ActiveState)
+    fi
+    say ro_root fstype=$(findmnt -no FSTYPE /) lower=$(findmnt -no OPTIONS /media/root-ro | cut -d, -f1)
+    echo "written on the overlay" > /var/lib/talkbox/ro-canary; sync
+    say ro_write in_ram=$([ -f /var/lib/talkbox/ro-canary ] && echo yes || echo no) \
+        on_card=$([ -e /media/root-ro/var/lib/talkbox/ro-canary ] && echo yes || echo no)
+    answer=$(timeout 600 /opt/talkbox/venv/bin/talkbox ask "What is the capital of France?" 2>&1); rc=$?
+    say ro_ask rc=$rc "$(echo "$answer" | tr '\n' ' ' | cut -c1-200)"
+    say done
+    systemctl poweroff; exit 0
+fi
 say start uptime=$(uptime_s)
 if wait_active 0 900; then
     ready_us=$(prop talkbox ActiveEnterTimestampMonotonic)
@@ -76,5 +93,12 @@ if [ "${kills:-0}" -gt 0 ]; then
 fi
 say restarts "$(prop talkbox NRestarts)"
 say journal_bytes "$(du -sb /run/log/journal 2>/dev/null | cut -f1)" persistent="$(ls /var/log/journal 2>/dev/null | wc -l)"
+if [ -f /boot/firmware/read-only-root ]; then
+    # First boot stays writable and turns the overlay on for the next one: check it there.
+    say ro_conf "$(grep -h '^overlayroot=' /etc/overlayroot.local.conf 2>/dev/null)"
+    mkdir -p "$(dirname "$rebooted")"; : > "$rebooted"; sync
+    say rebooting
+    systemctl reboot; exit 0
+fi
 say done
 systemctl poweroff

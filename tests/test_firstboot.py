@@ -57,7 +57,8 @@ def test_first_boot_makes_the_box_unique_and_keeps_ssh_off(tree: Path) -> None:
     assert ["systemctl", "disable", "--now", "ssh.service"] in runner.calls
     assert not (tree / "root/.ssh/authorized_keys").exists()
     assert (tree / str(MARKER).lstrip("/")).exists()
-    assert [s.progress for s in shown] == [0.0, 0.25, 0.5, 0.75, 1.0]
+    assert [s.progress for s in shown] == [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+    assert not (tree / "etc/overlayroot.local.conf").exists(), "the root stays writable unless asked"
 
 
 def test_a_key_on_the_boot_partition_turns_ssh_on_for_that_key_only(tree: Path) -> None:
@@ -93,3 +94,21 @@ def test_a_failed_step_is_shown_and_the_others_still_run(tree: Path) -> None:
     assert ["ssh-keygen", "-A"] in runner.calls
     assert (tree / "etc/hostname").exists()
     assert "failed steps: 1" in (tree / str(MARKER).lstrip("/")).read_text()
+
+
+def test_a_read_only_root_is_turned_on_when_the_boot_partition_asks(tree: Path) -> None:
+    (tree / "boot/firmware/read-only-root").write_text("")
+    (tree / "usr/sbin").mkdir(parents=True)
+    (tree / "usr/sbin/overlayroot-chroot").write_text("#!/bin/sh\n")
+    assert firstboot.run(System(tree, Recorder()), lambda screen: None) == 0
+    conf = (tree / "etc/overlayroot.local.conf").read_text()
+    assert 'overlayroot="tmpfs:recurse=0"' in conf.splitlines()
+    assert (tree / "etc/hostname").exists(), "the writable first boot still keeps its name and keys"
+
+
+def test_a_read_only_root_without_overlayroot_is_a_failed_step_not_a_silent_one(tree: Path) -> None:
+    (tree / "boot/firmware/read-only-root").write_text("")
+    shown: list[Screen] = []
+    assert firstboot.run(System(tree, Recorder()), shown.append) == 1
+    assert any(s.kind == "error" and "Protecting the card" in s.text for s in shown)
+    assert not (tree / "etc/overlayroot.local.conf").exists()

@@ -28,6 +28,7 @@ def boots(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]]
         pytest.skip("set TALKBOX_IMAGE to a built image (image-build/build) to boot it under QEMU")
     report = tmp_path_factory.mktemp("boot") / "boot.json"
     argv = [sys.executable, str(ROOT / "image-build/boot_test.py"), IMAGE, "--kills", str(KILLS), "--json", str(report)]
+    argv.append("--read-only")  # every card also proves the read-only root, on a second boot
     subprocess.run(argv, check=False, timeout=4 * 3600)
     results: dict[str, dict[str, str]] = json.loads(report.read_text())
     return results
@@ -66,3 +67,13 @@ def test_systemd_brings_the_box_back_after_kill_and_hang(boots: dict[str, dict[s
     kills = got.get("kill", "").split("\n") if KILLS else []
     assert len(kills) == KILLS and all("back_s=never" not in k for k in kills), kills
     assert "back_s=never" not in got["hang"], got["hang"]
+
+
+@pytest.mark.parametrize("cpu", ["cortex-a72", "cortex-a76"])
+def test_a_read_only_root_keeps_the_card_unchanged(boots: dict[str, dict[str, str]], cpu: str) -> None:
+    got = boots[cpu]
+    assert got["ro_conf"] == 'overlayroot="tmpfs:recurse=0"', "first boot did not turn the overlay on"
+    assert got["ro_ready"].startswith("boot_to_ready_s="), got["ro_ready"]
+    assert got["ro_root"] == "fstype=overlay lower=ro", got["ro_root"]
+    assert got["ro_write"] == "in_ram=yes on_card=no", got["ro_write"]
+    assert got["ro_ask"].startswith("rc=0 "), got["ro_ask"]
