@@ -161,6 +161,18 @@ def _service() -> Check:
     )
 
 
+def _root(mounts: Path = Path("/proc/self/mounts")) -> Check:
+    """Whether the card's root takes writes, or keeps them in RAM (the read-only root option)."""
+    fields = next((line.split() for line in mounts.read_text().splitlines() if line.split()[1:2] == ["/"]), [])
+    if fields[2:3] == ["overlay"]:
+        detail = "read-only card, writes go to RAM and are lost at power-off (change it: sudo overlayroot-chroot)"
+    elif "ro" in (fields[3].split(",") if len(fields) > 3 else []):
+        detail = "read-only"
+    else:
+        detail = f"writable {fields[2] if len(fields) > 2 else '?'}"
+    return Check("root", True, detail, required=False)
+
+
 def _resources(cfg: Config) -> list[Check]:
     free = shutil.disk_usage(_existing(Path(cfg.models.dir).expanduser())).free
     checks = [
@@ -207,6 +219,7 @@ def run_checks(cfg: Config) -> list[Check]:
         lambda: _serial(cfg),
         _cpu,
         _service,
+        _root,
         lambda: _resources(cfg),
     ]
     checks: list[Check] = []

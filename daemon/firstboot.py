@@ -127,8 +127,8 @@ def protect_card(system: System) -> str:
     # partition as it is, so a user can still edit it from any computer.
     atomic_write(
         system.path(OVERLAYROOT_CONF),
-        b'# Written by talkbox-firstboot: the root is read-only and writes go to RAM.\n'
-        b'# To change the card: sudo overlayroot-chroot, or add overlayroot=disabled to cmdline.txt.\n'
+        b"# Written by talkbox-firstboot: the root is read-only and writes go to RAM.\n"
+        b"# To change the card: sudo overlayroot-chroot, or add overlayroot=disabled to cmdline.txt.\n"
         b'overlayroot="tmpfs:recurse=0"\n',
         mode=0o644,
     )

@@ -16,11 +16,11 @@ from typing import Any, Final
 
 from daemon.answer import Answer
 from daemon.app import frames_of, load_engines
-from daemon.bench import pct, rss_mb
 from daemon.config import Config
 from daemon.demo import speak_question
 from daemon.errors import InputError
 from daemon.events import EventBus, TurnEnded
+from daemon.measure import pct, rss_mb
 from daemon.pipeline import Engines, Pipeline
 from daemon.statefile import StateStore, TurnSaver
 from hardware.audio import WavFileSink, WavFileSource

@@ -24,3 +24,18 @@ def test_bench_reports_every_figure(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert report["barge_in_s"] > 0
     assert report["decode_limit"]["limit_tok_s"] > 0 and report["peak_rss_mb"] > 0
     assert {"stt_rtf", "tts_rtf", "tts_first_chunk_s", "wake_rtf"} <= set(report["components"])
+    work = report["working_memory_mb"]
+    assert work["voice_longest_sentence"] > 10, "synthesizing a long sentence takes real memory: the probe is blind"
+    assert report["peak_rss_during_load_mb"] >= report["memory_after_load_mb"]["rss"] - 1
+
+
+def test_the_peak_can_be_reset_to_measure_one_piece_of_work() -> None:
+    from daemon.measure import peak_rss_mb, reset_peak_rss, rss_mb
+
+    if not reset_peak_rss():
+        pytest.skip("this kernel does not let a process reset its peak RSS")
+    block = bytearray(64 * 1024 * 1024)  # touched: zero-filled by bytearray
+    del block
+    assert peak_rss_mb() - rss_mb() > 50
+    assert reset_peak_rss()
+    assert peak_rss_mb() - rss_mb() < 20

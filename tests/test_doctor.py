@@ -45,3 +45,13 @@ def test_doctor_text_report_marks_failures(tmp_path: Path, capsys: pytest.Captur
     main(["--config", str(cfg), "doctor"])
     out = capsys.readouterr().out
     assert "✔ llm model" in out and "✘ audio in" in out and "fix:" in out
+
+
+def test_doctor_says_when_the_root_keeps_writes_in_ram(tmp_path: Path) -> None:
+    from daemon.doctor import _root
+
+    mounts = tmp_path / "mounts"
+    mounts.write_text("proc /proc proc rw 0 0\noverlayroot / overlay rw,lowerdir=/media/root-ro 0 0\n")
+    assert "lost at power-off" in _root(mounts).detail
+    mounts.write_text("/dev/mmcblk0p2 / ext4 rw,noatime 0 0\n")
+    assert _root(mounts).detail == "writable ext4"
