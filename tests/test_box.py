@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import logging
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,47 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def engines(llm, stt, tts, dev_config: Config) -> Engines:  # type: ignore[no-untyped-def]
     return Engines(stt=stt, responder=llm, tts=tts, vad=WebRtcVad(2), wake=load_wake(dev_config))
+
+
+@contextmanager
+def running_box(
+    engines: Engines, cfg: Config, tmp_path: Path, mic: Path | None, watch: Callable[[Event], None] | None = None
+) -> Iterator[Box]:
+    """A box with the shared engines, running on its own thread until it is READY; stopped and closed after."""
+    ready = threading.Event()
+
+    def note(event: Event) -> None:
+        if isinstance(event, BoxReady):
+            ready.set()
+        if watch is not None:
+            watch(event)
+
+    options = RunOptions(speaker=str(tmp_path / "a.wav"), console=False, extra_subscribers=[note])
+    box = Box(cfg, dataclasses.replace(options, mic=str(mic)) if mic else options)
+    box.engines = engines
+    runner = threading.Thread(target=box.run, daemon=True)
+    runner.start()
+    try:
+        if mic is not None:  # without a microphone the box never gets ready: it retries the device
+            assert ready.wait(timeout=10), "the box did not get ready"
+        yield box
+    finally:
+        box.stop()
+        runner.join(timeout=10)
+        box.close()
+    assert not runner.is_alive(), "the box did not stop"
+
+
+def silence_wav(tmp_path: Path, seconds: float) -> Path:
+    """A WAV microphone that hears nothing for `seconds`."""
+    import numpy as np
+    import soundfile as sf
+
+    from hardware.audio import RATE_HZ
+
+    path = tmp_path / "silence.wav"
+    sf.write(path, np.zeros(int(seconds * RATE_HZ), np.int16), RATE_HZ, subtype="PCM_16")
+    return path
 
 
 def test_missing_display_and_button_are_warned_once_and_the_box_runs(
@@ -76,15 +119,8 @@ def test_a_missing_microphone_is_shown_and_retried(engines: Engines, dev_config:
             if len(faults) >= 2:
                 retried.set()
 
-    box = Box(cfg, RunOptions(speaker=str(tmp_path / "a.wav"), console=False, extra_subscribers=[watch]))
-    box.engines = engines
-    runner = threading.Thread(target=box.run, daemon=True)
-    runner.start()
-    assert retried.wait(timeout=10), "the microphone was not retried"
-    box.stop()
-    runner.join(timeout=5)
-    box.close()
-    assert not runner.is_alive()
+    with running_box(engines, cfg, tmp_path, None, watch):
+        assert retried.wait(timeout=10), "the microphone was not retried"
     assert faults[0].code == "audio-input-unavailable" and not faults[0].permanent
     assert "no-such-microphone" in faults[0].message
 
@@ -95,46 +131,26 @@ def test_the_serial_link_answers_while_the_box_runs(engines: Engines, dev_config
     import tty
 
     from daemon.config_hardware import SerialConfig
-    from hardware.audio import RATE_HZ
 
     master, slave = os.openpty()
-    silence = tmp_path / "silence.wav"
-    import numpy as np
-    import soundfile as sf
-
-    sf.write(silence, np.zeros(6 * RATE_HZ, np.int16), RATE_HZ, subtype="PCM_16")
     cfg = dataclasses.replace(
         dev_config,
         display=DisplayConfig(driver="none"),
         button=ButtonConfig(enabled=False),
         serial=SerialConfig(enabled=True, url=os.ttyname(slave)),
     )
-    ready = threading.Event()
-    box = Box(
-        cfg,
-        RunOptions(
-            mic=str(silence),
-            speaker=str(tmp_path / "a.wav"),
-            console=False,
-            extra_subscribers=[lambda e: ready.set() if isinstance(e, BoxReady) else None],
-        ),
-    )
-    box.engines = engines
     tty.setraw(slave)  # a serial line does not echo
-    runner = threading.Thread(target=box.run, daemon=True)
-    runner.start()
-    assert ready.wait(timeout=10)
-    os.write(master, b"/status\r\nWhat is the capital of France?\r\n")
     received = b""
-    while b"paris" not in received.lower() or not received.endswith(b"\n"):
-        ready, _, _ = select.select([master], [], [], 15)
-        assert ready, f"no reply on the serial link; got {received!r}"
-        received += os.read(master, 4096)
-    box.stop()
-    runner.join(timeout=10)
-    box.close()
-    os.close(master)
-    os.close(slave)
+    try:
+        with running_box(engines, cfg, tmp_path, silence_wav(tmp_path, 6)):
+            os.write(master, b"/status\r\nWhat is the capital of France?\r\n")
+            while b"paris" not in received.lower() or not received.endswith(b"\n"):
+                readable, _, _ = select.select([master], [], [], 15)
+                assert readable, f"no reply on the serial link; got {received!r}"
+                received += os.read(master, 4096)
+    finally:
+        os.close(master)
+        os.close(slave)
     text = received.decode()
     assert "state=" in text and "profile=dev" in text and "Paris" in text
 
@@ -148,31 +164,12 @@ def test_status_and_ask_go_through_the_control_socket_while_the_box_runs(
 ) -> None:
     import tempfile
 
-    import numpy as np
-    import soundfile as sf
-
     from daemon.cli import main
 
     runtime = Path(tempfile.mkdtemp(dir="/tmp"))  # AF_UNIX paths must stay short
     monkeypatch.setenv("RUNTIME_DIRECTORY", str(runtime))
-    silence = tmp_path / "silence.wav"
-    sf.write(silence, np.zeros(8 * 16000, np.int16), 16000, subtype="PCM_16")
     cfg = dataclasses.replace(dev_config, display=DisplayConfig(driver="none"), button=ButtonConfig(enabled=False))
-    ready = threading.Event()
-    box = Box(
-        cfg,
-        RunOptions(
-            mic=str(silence),
-            speaker=str(tmp_path / "a.wav"),
-            console=False,
-            extra_subscribers=[lambda e: ready.set() if isinstance(e, BoxReady) else None],
-        ),
-    )
-    box.engines = engines
-    runner = threading.Thread(target=box.run, daemon=True)
-    runner.start()
-    try:
-        assert ready.wait(timeout=10)
+    with running_box(engines, cfg, tmp_path, silence_wav(tmp_path, 8)):
         socket_file = runtime / "control.sock"
         assert socket_file.is_socket() and (socket_file.stat().st_mode & 0o777) == 0o660
         assert main(["status"]) == 0
@@ -180,9 +177,5 @@ def test_status_and_ask_go_through_the_control_socket_while_the_box_runs(
         assert main(["ask", "What is the capital of France?"]) == 0
         assert "Paris" in capsys.readouterr().out
         assert len(engines.responder.conversation) >= 1  # the running box's model answered and remembers
-    finally:
-        box.stop()
-        runner.join(timeout=10)
-        box.close()
     assert not (runtime / "control.sock").exists()
     assert main(["status"]) == 3
