@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import shutil
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Final
@@ -121,6 +122,19 @@ def _serial(cfg: Config) -> Check:
         return Check("serial", False, f"{s.url}: {err}", "check serial.url and the dialout group", False)
 
 
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """Silence what native code writes to file descriptor 2 (Python's own stderr is left alone)."""
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def _cpu_info() -> str:
     """llama.cpp's CPU features, after loading the kernels this core gets (the image's build picks at run time)."""
     import ctypes
@@ -131,7 +145,8 @@ def _cpu_info() -> str:
     # NOTE: the soname libllama links, not libggml.so: the wheel holds copies, and a second copy has its own registry.
     for name in ("libggml.so.0", "libggml.so"):
         if (lib / name).exists():
-            ctypes.CDLL(str(lib / name)).ggml_backend_load_all()
+            with _quiet_stderr():  # ggml logs each library it loads: noise in a report
+                ctypes.CDLL(str(lib / name)).ggml_backend_load_all()
             break
     return str(llama_cpp.llama_print_system_info().decode())
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+import warnings
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -57,21 +58,27 @@ class ButtonInput:
         on_held: Callable[[float], None] | None = None,
     ) -> None:
         from gpiozero import Button
-        from gpiozero.exc import GPIOZeroError
+        from gpiozero.exc import GPIOZeroError, PinFactoryFallback
 
         self.on_press, self.on_release, self.on_held = on_press, on_release, on_held
         self._pressed_at = 0.0
-        try:
-            self._button = Button(
-                pin,
-                pull_up=pull_up,
-                bounce_time=bounce_s or None,
-                hold_time=HELD_EVERY_S,
-                hold_repeat=True,
-                pin_factory=pin_factory,
-            )
-        except (GPIOZeroError, OSError, RuntimeError) as err:
-            raise ButtonUnavailable(f"the button on GPIO{pin} cannot be used: {err}") from err
+        # NOTE: choosing a pin factory, gpiozero warns once per library it could not use (four tracebacks-worth of
+        # noise on a board without GPIO); the first reason goes into the one error instead.
+        with warnings.catch_warnings(record=True) as fallbacks:
+            warnings.simplefilter("always", PinFactoryFallback)
+            try:
+                self._button = Button(
+                    pin,
+                    pull_up=pull_up,
+                    bounce_time=bounce_s or None,
+                    hold_time=HELD_EVERY_S,
+                    hold_repeat=True,
+                    pin_factory=pin_factory,
+                )
+            except (GPIOZeroError, OSError, RuntimeError) as err:
+                tried = [str(w.message) for w in fallbacks if issubclass(w.category, PinFactoryFallback)]
+                why = f"{err} ({tried[0]})" if tried else str(err)
+                raise ButtonUnavailable(f"the button on GPIO{pin} cannot be used: {why}") from err
         # NOTE: gpiozero calls these on its own thread; the receivers must hand over to their loop.
         self._button.when_pressed = self._pressed
         self._button.when_released = self._released

@@ -109,7 +109,8 @@ def boot(disk: Path, kernel: Path, initrd: Path, cpu: str, kills: int, timeout_s
     ]  # fmt: skip
     found: dict[str, str] = {}
     start = time.monotonic()
-    with log.open("w") as out, subprocess.Popen(argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL) as qemu:
+    # Line-buffered, so a long run can be followed with tail -f.
+    with log.open("w", buffering=1) as out, subprocess.Popen(argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL) as qemu:
         assert qemu.stdout is not None
         for raw in qemu.stdout:
             line = raw.decode(errors="replace").rstrip()

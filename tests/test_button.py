@@ -110,3 +110,17 @@ def test_a_pin_that_cannot_be_used_is_reported_by_name() -> None:
 
     with pytest.raises(ButtonUnavailable, match="GPIO99"):
         ButtonInput(99, pin_factory=MockFactory(pin_class=None))
+
+
+def test_a_board_without_gpio_gets_one_error_with_the_reason_and_no_warnings(monkeypatch: pytest.MonkeyPatch) -> None:
+    import warnings
+
+    from hardware.button import ButtonUnavailable
+
+    monkeypatch.setattr(Device, "pin_factory", None)  # gpiozero picks a real pin library, as on a board
+
+    with warnings.catch_warnings(record=True) as leaked:
+        warnings.simplefilter("always")
+        with pytest.raises(ButtonUnavailable, match=r"GPIO17 cannot be used: .*\(Falling back from \w+: "):
+            ButtonInput(17)  # this machine has no GPIO: gpiozero falls through every pin library
+    assert [str(w.message) for w in leaked if "Falling back" in str(w.message)] == []
