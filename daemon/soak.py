@@ -39,6 +39,8 @@ CONVERSATION_TURNS: Final = 6
 ANSWER_TOKENS: Final = 24
 """Answers are capped this short (a spoken answer is one to three sentences), so 1,000 turns take minutes, not hours."""
 MAX_RSS_GROWTH_MB_PER_100: Final = 0.5
+SAMPLE_EVERY: Final = 50
+"""RSS is sampled every this many turns, so a reader can tell a leak (a slope) from buffers still settling (steps)."""
 MAX_P99_OVER_P50: Final = 1.5
 NOWHERE: Final = Path(os.devnull)
 """The speaker: synthesized audio is played into /dev/null at full speed (the SD card is not what is measured)."""
@@ -154,21 +156,28 @@ def _measure(soak: _Soak, turns: int, warm_up: int, spoken: int, say: Callable[[
     measured = turns - warm_up
     every = max(1, measured // spoken) if spoken else 0
     times: list[float] = []
+    samples: list[tuple[int, float]] = [(warm_up, start.rss_mb)]
     done_spoken = 0
     for i in range(measured):
         times.append(soak.text_turn())
         if every and done_spoken < spoken and (i + 1) % every == 0:
             soak.spoken_turn()
             done_spoken += 1
-        if (i + 1) % 100 == 0:
-            say(f"  {i + 1 + warm_up} turns, RSS {rss_mb():.1f} MB, median {statistics.median(times):.2f} s")
+        if (i + 1) % SAMPLE_EVERY == 0:
+            samples.append((i + 1 + warm_up, rss_mb()))
+            say(f"  {i + 1 + warm_up} turns, RSS {samples[-1][1]:.1f} MB, median {statistics.median(times):.2f} s")
     end = _Snapshot.now()
     per_turn = max(1, measured + done_spoken)
     growth = (end.rss_mb - start.rss_mb) / max(1, measured + done_spoken) * 100
     p50, p99 = statistics.median(times), pct(times, 0.99)
     report: dict[str, Any] = {
         "turns": {"text": turns, "spoken": done_spoken, "warm_up": warm_up, "outcomes": _count(soak.outcomes)},
-        "rss_mb": {"after_warm_up": start.rss_mb, "end": end.rss_mb, "growth_per_100_turns": growth},
+        "rss_mb": {
+            "after_warm_up": start.rss_mb,
+            "end": end.rss_mb,
+            "growth_per_100_turns": growth,
+            "samples": [{"turn": turn, "rss_mb": mb} for turn, mb in samples],
+        },
         "fds": {"start": start.fds, "end": end.fds},
         "threads": {"start": start.threads, "end": end.threads},
         "turn_s": {"p50": p50, "p99": p99, "p99_over_p50": p99 / p50 if p50 else 0.0},
