@@ -77,3 +77,41 @@ def test_a_read_only_root_keeps_the_card_unchanged(boots: dict[str, dict[str, st
     assert got["ro_root"] == "fstype=overlay lower=ro", got["ro_root"]
     assert got["ro_write"] == "in_ram=yes on_card=no", got["ro_write"]
     assert got["ro_ask"].startswith("rc=0 "), got["ro_ask"]
+
+
+def test_unpacking_a_card_without_mounts_keeps_every_owner_and_mode(tmp_path: Path) -> None:
+    """base-raspios.sh's unpacking (sfdisk, debugfs rdump, mcopy), run on a built card: nothing may lose its mode."""
+    if not IMAGE:
+        pytest.skip("set TALKBOX_IMAGE to a built image (image-build/build)")
+    import importlib.util
+    import lzma
+    import os
+    import shutil
+    import stat
+
+    image = tmp_path / "card.img"
+    with (lzma.open if IMAGE.endswith(".xz") else open)(IMAGE, "rb") as src, image.open("wb") as dst:
+        shutil.copyfileobj(src, dst, 1 << 22)
+    root = tmp_path / "rootfs"
+    subprocess.run(["bash", str(ROOT / "image-build/lib/base-raspios.sh"), str(image), str(root)], check=True)
+    spec = importlib.util.spec_from_file_location("special_modes", ROOT / "image-build/lib/special_modes.py")
+    assert spec is not None and spec.loader is not None
+    special_modes = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(special_modes)
+    table = json.loads(subprocess.run(["sfdisk", "-J", str(image)], capture_output=True, check=True).stdout)
+    part = table["partitiontable"]["partitions"][1]
+    ext4 = tmp_path / "root.ext4"
+    with image.open("rb") as src, ext4.open("wb") as dst:
+        src.seek(part["start"] * 512)
+        dst.write(src.read(part["size"] * 512))
+    expected = special_modes.image_modes(ext4, root)
+    differs = []
+    for rel, (mode, uid, gid) in expected.items():
+        path = root / rel
+        if rel.startswith("dev/") or rel == "lost+found" or stat.S_ISLNK(mode):
+            continue  # device nodes are devtmpfs's at run time; a symlink's own mode means nothing
+        st = os.lstat(path)
+        if (st.st_mode, st.st_uid, st.st_gid) != (mode, uid, gid):
+            differs.append(f"{rel}: {oct(st.st_mode)} {st.st_uid}:{st.st_gid}, card {oct(mode)} {uid}:{gid}")
+    assert len(expected) > 10000 and differs == [], differs[:10]
+    assert "root=LABEL=talkbox-root" in (root / "boot/firmware/cmdline.txt").read_text()

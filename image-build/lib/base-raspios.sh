@@ -20,6 +20,8 @@ entries=$(debugfs -R 'ls -p /' "$work/root.ext4" 2>/dev/null | awk -F/ '$6 != ".
 for entry in $entries; do
     debugfs -R "rdump /$entry $root" "$work/root.ext4" 2>/dev/null
 done
+# rdump chowns after it chmods, which clears setuid/setgid (su, passwd) and it drops /tmp's sticky bit: put them back.
+python3 "$(dirname "$0")/special_modes.py" "$work/root.ext4" "$root" >&2
 [ -x "$root/usr/bin/python3" ] || die "$(basename "$image") has no /usr/bin/python3: not Raspberry Pi OS Lite arm64?"
 mkdir -p "$root/boot/firmware"
 mcopy -s -p -m -n -i "$work/base.img@@$boot_start" '::/*' "$root/boot/firmware/"
