@@ -8,7 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 packages=(
     systemd systemd-sysv udev kmod dbus libpam-systemd
     linux-image-arm64 raspi-firmware initramfs-tools firmware-brcm80211-
-    e2fsprogs dosfstools cloud-guest-utils fdisk overlayroot
+    e2fsprogs dosfstools cloud-guest-utils fdisk overlayroot busybox
     python3 python3-venv python3-systemd
     libgomp1 libportaudio2 alsa-utils i2c-tools
     openssh-server ca-certificates-
