@@ -50,7 +50,7 @@ chroot "$root" "$venv/bin/python" -c 'import llama_cpp, vosk, luma.oled, gpiozer
 step "system user, units, SD-card care"
 chroot "$root" systemd-sysusers
 chroot "$root" systemd-tmpfiles --create /usr/lib/tmpfiles.d/talkbox.conf
-systemctl --root="$root" enable talkbox.service talkbox-firstboot.service >/dev/null 2>&1
+systemctl --root="$root" enable talkbox.service talkbox-firstboot.service talkbox-card-ro.service >/dev/null 2>&1
 # No network at run time: nothing may wait for it or try to reach it.
 systemctl --root="$root" mask apt-daily.timer apt-daily-upgrade.timer systemd-networkd-wait-online.service >/dev/null 2>&1
 systemctl --root="$root" disable ssh.service ssh.socket >/dev/null 2>&1 || true
