@@ -27,7 +27,9 @@ tar -C "$out/src" -xzf "$out"/src/llama_cpp_python-*.tar.gz
 vendor=$(echo "$out"/src/llama_cpp_python-*/vendor/llama.cpp)
 includes=(-I "$vendor/include" -I "$vendor/ggml/include")
 x86_lib=$("$repo/.venv/bin/python" -c 'import llama_cpp, pathlib; print(pathlib.Path(llama_cpp.__file__).parent / "lib")')
-g++ -O2 "${includes[@]}" "$here/greedy.cpp" -L "$x86_lib" -lllama -lggml -lggml-base -Wl,-rpath,"$x86_lib" \
+# Both probes carry their own libraries: a probe linked into a venv broke once that checkout was deleted.
+cp -a "$x86_lib"/. "$out/x86/"
+g++ -O2 "${includes[@]}" "$here/greedy.cpp" -L "$out/x86" -lllama -lggml -lggml-base -Wl,-rpath,'$ORIGIN' \
     -o "$out/x86/greedy"
 # The binary sits beside the variant libraries: ggml looks for them next to the executable.
 aarch64-linux-gnu-g++ -O2 "${includes[@]}" "$here/greedy.cpp" -L "$out/aarch64" -lllama -lggml -lggml-base \
