@@ -8,7 +8,6 @@ import logging
 import threading
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Final
 
 from daemon.config import Config
 from daemon.engines.load import load_llm, load_stt, load_tts, load_wake
@@ -31,7 +30,6 @@ _LOGGER = logging.getLogger(__name__)
 def load_engines(config: Config, progress: Callable[[str, float], None] | None = None) -> Engines:
     """Verify and load every engine; the LLM's system prompt is evaluated before the first question."""
     report = progress or (lambda step, fraction: None)
-    _fix_mmap_threshold()
     report("Checking and loading the language model", 0.05)
     responder = load_llm(config)
     report("Preparing the conversation", 0.45)
@@ -46,25 +44,6 @@ def load_engines(config: Config, progress: Callable[[str, float], None] | None =
     vad = WebRtcVad(config.listen.vad_aggressiveness)
     _return_freed_memory()
     return Engines(stt=stt, responder=responder, tts=tts, vad=vad, wake=wake)
-
-
-M_MMAP_THRESHOLD: Final = -3
-"""mallopt's parameter number for the threshold (glibc's malloc.h)."""
-MMAP_THRESHOLD_BYTES: Final = 256 * 1024
-"""Heap blocks at least this big are mapped on their own, so freeing one gives the memory back to the OS."""
-
-
-def _fix_mmap_threshold() -> None:
-    """Stop glibc from raising its mmap threshold, which keeps freed audio buffers in the heap for good."""
-    # NOTE: glibc raises the threshold (up to 32 MB) each time a mapped block is freed, after which every
-    # sentence's audio and onnxruntime's scratch come from the heap, and fragments of it stay resident: over a
-    # 400-turn soak the RSS climbed 597 -> 621 MB (6.3 MB per 100 turns) with the default and ended where it
-    # started (580 -> 588 MB, rising and falling) with a fixed 256 KiB threshold; synthesis speed was unchanged.
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-        libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
-    except (OSError, AttributeError):  # not glibc: nothing to do
-        pass
 
 
 def _return_freed_memory() -> None:
