@@ -55,12 +55,17 @@ def _write_back(image: Path, part: dict[str, int], source: Path) -> None:
         shutil.copyfileobj(src, dst, 1 << 22)
 
 
+def decompress(image: Path, dest: Path) -> None:
+    """A writable raw copy of an .img or .img.xz."""
+    opener = lzma.open if image.suffix == ".xz" else open
+    with opener(image, "rb") as src, dest.open("wb") as dst:
+        shutil.copyfileobj(src, dst, 1 << 22)
+
+
 def prepare(image: Path, work: Path, read_only: bool = False) -> tuple[Path, Path, Path]:
     """A writable test copy of the image with the check unit injected, and its kernel and initrd."""
     disk = work / "disk.img"
-    opener = lzma.open if image.suffix == ".xz" else open
-    with opener(image, "rb") as src, disk.open("wb") as dst:
-        shutil.copyfileobj(src, dst, 1 << 22)
+    decompress(image, disk)
     boot, root = partitions(disk)[:2]
     # The kernel and initrd the Pi would boot, read from the FAT partition with mtools (no mounts).
     fat = f"{disk}@@{boot['start']}"

@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,6 +20,17 @@ pytestmark = pytest.mark.image
 ROOT = Path(__file__).resolve().parents[1]
 IMAGE = os.environ.get("TALKBOX_IMAGE", "")
 KILLS = int(os.environ.get("TALKBOX_IMAGE_KILLS", "3"))
+
+
+def _image_build_module(path: str) -> Any:
+    """A script of image-build/ (not a package) loaded as a module."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(Path(path).stem, ROOT / "image-build" / path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(scope="module")
@@ -85,27 +97,16 @@ def test_unpacking_a_card_without_mounts_keeps_every_owner_and_mode(tmp_path: Pa
     """base-raspios.sh's unpacking (sfdisk, debugfs rdump, mcopy), run on a built card: nothing may lose its mode."""
     if not IMAGE:
         pytest.skip("set TALKBOX_IMAGE to a built image (image-build/build)")
-    import importlib.util
-    import lzma
     import os
-    import shutil
     import stat
 
+    boot_test, special_modes = _image_build_module("boot_test.py"), _image_build_module("lib/special_modes.py")
     image = tmp_path / "card.img"
-    with (lzma.open if IMAGE.endswith(".xz") else open)(IMAGE, "rb") as src, image.open("wb") as dst:
-        shutil.copyfileobj(src, dst, 1 << 22)
+    boot_test.decompress(Path(IMAGE), image)
     root = tmp_path / "rootfs"
     subprocess.run(["bash", str(ROOT / "image-build/lib/base-raspios.sh"), str(image), str(root)], check=True)
-    spec = importlib.util.spec_from_file_location("special_modes", ROOT / "image-build/lib/special_modes.py")
-    assert spec is not None and spec.loader is not None
-    special_modes = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(special_modes)
-    table = json.loads(subprocess.run(["sfdisk", "-J", str(image)], capture_output=True, check=True).stdout)
-    part = table["partitiontable"]["partitions"][1]
     ext4 = tmp_path / "root.ext4"
-    with image.open("rb") as src, ext4.open("wb") as dst:
-        src.seek(part["start"] * 512)
-        dst.write(src.read(part["size"] * 512))
+    boot_test._extract(image, boot_test.partitions(image)[1], ext4)
     expected = special_modes.image_modes(ext4, root)
     differs = []
     for rel, (mode, uid, gid) in expected.items():
