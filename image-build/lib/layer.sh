@@ -18,6 +18,7 @@ install -D -m 644 "$repo/systemd/talkbox.service" "$root/etc/systemd/system/talk
 install -D -m 644 "$repo/systemd/talkbox.sysusers" "$root/usr/lib/sysusers.d/talkbox.conf"
 install -D -m 644 "$repo/systemd/talkbox.tmpfiles" "$root/usr/lib/tmpfiles.d/talkbox.conf"
 install -D -m 644 "$repo/README.md" "$root/opt/talkbox/README.md"
+install -d -m 755 "$root/etc/talkbox"   # git keeps no empty directory, and no base package makes this one
 cat > "$root/etc/talkbox/talkbox.toml" <<TOML
 # talkbox's settings; every key and its default: talkbox config check --defaults, or the README.
 [models]
