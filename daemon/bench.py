@@ -32,6 +32,7 @@ from daemon.events import (
 from daemon.measure import cpu_s, memory_bandwidth_gbs, memory_mb, pct, peak_rss_mb, reset_peak_rss, rss_mb
 from daemon.pipeline import Engines, Pipeline
 from daemon.ports import AUDIO_RATE_HZ
+from daemon.sentences import LONGEST_SENTENCE
 from hardware.audio import WavFileSink, WavFileSource
 
 QUESTIONS: Final = (
@@ -53,10 +54,6 @@ BENCH_SEED: Final = 1234
 DECODE_PAIRS: Final = 9
 """Alternated pipeline/bare decode pairs: on 2 idle cores single pairs range over +-3 %, five were not enough."""
 CHUNK_S: Final = 0.1
-LONGEST_SENTENCE: Final = (
-    "Summer comes when your half of the Earth leans towards the Sun and its light falls more steeply."
-)
-"""As long as a piece of text the sentence splitter passes to the voice gets: the voice's biggest piece of work."""
 
 
 @dataclass

@@ -39,6 +39,10 @@ MAX_SENTENCE_CHARS: Final = 100
 # NOTE: Piper's memory grows with the audio of one synthesis (~20 MB per second at 22 kHz) and onnxruntime's
 # arena keeps the largest: over seven answers, cutting at 100 instead of 160 characters (~5.5 s instead of
 # ~8.5 s of speech) lowered the peak RSS from ~634 to ~584 MB. Most spoken sentences are shorter anyway.
+LONGEST_SENTENCE: Final = (
+    "Summer comes when your half of the Earth leans towards the Sun and its light falls more steeply."
+)
+"""As long as a piece of text the splitter passes to the voice gets: the voice's biggest piece of work."""
 FIRST_CLAUSE_MIN_WORDS: Final = 4
 """The first sentence may be cut at a comma, semicolon or colon after this many words, so the voice starts sooner."""
 FIRST_CLAUSE_MIN_WORDS_AT_CONJUNCTION: Final = 6

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from daemon.sentences import SentenceSplitter
+from daemon.sentences import LONGEST_SENTENCE, MAX_SENTENCE_CHARS, SentenceSplitter
 
 
 def split(text: str, piece: int = 3, **kwargs: object) -> list[str]:
@@ -53,6 +53,12 @@ def test_a_run_without_punctuation_is_cut_at_the_bound() -> None:
     parts = split(text, eager_first=False, max_chars=60)
     assert all(len(p) <= 60 for p in parts)
     assert " ".join(parts) == text
+
+
+def test_the_longest_sentence_is_one_piece_at_the_bound() -> None:
+    # The bench and the soak synthesize it as the voice's biggest piece of work: it must be just that.
+    assert split(LONGEST_SENTENCE, eager_first=False) == [LONGEST_SENTENCE]
+    assert MAX_SENTENCE_CHARS - 10 <= len(LONGEST_SENTENCE) <= MAX_SENTENCE_CHARS
 
 
 @pytest.mark.parametrize(
