@@ -170,7 +170,7 @@ def _measure(soak: _Soak, turns: int, warm_up: int, spoken: int, say: Callable[[
             soak.spoken_turn()
             done_spoken += 1
         if (i + 1) % SAMPLE_EVERY == 0:
-            samples.append((i + 1 + warm_up, rss_mb()))
+            samples.append((i + 1 + warm_up, _Snapshot.now().rss_mb))  # collected, as start and end are
             say(f"  {i + 1 + warm_up} turns, RSS {samples[-1][1]:.1f} MB, median {statistics.median(times):.2f} s")
     end = _Snapshot.now()
     per_turn = max(1, measured + done_spoken)
@@ -182,6 +182,7 @@ def _measure(soak: _Soak, turns: int, warm_up: int, spoken: int, say: Callable[[
             "after_warm_up": start.rss_mb,
             "end": end.rss_mb,
             "growth_per_100_turns": growth,
+            "late_slope_per_100_turns": _late_slope(samples),
             "samples": [{"turn": turn, "rss_mb": mb} for turn, mb in samples],
         },
         "fds": {"start": start.fds, "end": end.fds},
@@ -199,6 +200,14 @@ def _measure(soak: _Soak, turns: int, warm_up: int, spoken: int, say: Callable[[
         "p99_within_1_5x_median": p99 <= MAX_P99_OVER_P50 * p50,
     }
     return report
+
+
+def _late_slope(samples: list[tuple[int, float]]) -> float:
+    """MB per 100 turns fitted to the second half of the samples: a leak keeps its slope, settling loses it."""
+    late = samples[len(samples) // 2 :]
+    if len(late) < 3:
+        return 0.0
+    return 100 * statistics.linear_regression([t for t, _ in late], [mb for _, mb in late]).slope
 
 
 def _count(outcomes: list[str]) -> dict[str, int]:
@@ -220,6 +229,10 @@ def table(report: dict[str, Any]) -> str:
             "RSS growth per 100 turns",
             f"{r['rss_mb']['growth_per_100_turns']:+.2f} MB (<= {MAX_RSS_GROWTH_MB_PER_100}) "
             f"{verdict(c['rss_growth'])}",
+        ),
+        (
+            "  slope over the second half of the samples",
+            f"{r['rss_mb']['late_slope_per_100_turns']:+.2f} MB per 100 turns",
         ),
         ("open fds start / end", f"{r['fds']['start']} / {r['fds']['end']} {verdict(c['fds_flat'])}"),
         ("threads start / end", f"{r['threads']['start']} / {r['threads']['end']} {verdict(c['threads_flat'])}"),

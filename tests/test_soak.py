@@ -37,3 +37,14 @@ def test_sixty_text_turns_and_two_spoken_leave_no_trace(dev_config: Config, tmp_
 def test_the_soak_command_refuses_too_few_turns(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["soak", "--turns", "1"]) == 65
     assert "a soak needs more turns (1) than warm-up turns (1)" in capsys.readouterr().err
+
+
+def test_the_late_slope_tells_a_leak_from_settling() -> None:
+    from daemon.soak import _late_slope
+
+    turns = range(100, 1050, 50)
+    leak = [(t, 500 + 0.02 * t) for t in turns]  # 2 MB per 100 turns, all along
+    settling = [(t, 600 - 40 * 0.5 ** (t / 50)) for t in turns]  # growth that halves every 50 turns
+    assert _late_slope(leak) == pytest.approx(2.0)
+    assert 0 < _late_slope(settling) < 0.1
+    assert _late_slope(leak[:2]) == 0.0  # too few samples to fit a line
