@@ -22,7 +22,6 @@ from daemon.errors import InputError
 from daemon.events import EventBus, TurnEnded
 from daemon.measure import pct, rss_mb
 from daemon.pipeline import Engines, Pipeline
-from daemon.sentences import LONGEST_SENTENCE
 from daemon.statefile import StateStore, TurnSaver
 from hardware.audio import WavFileSink, WavFileSource
 
@@ -153,11 +152,6 @@ def _measure(soak: _Soak, turns: int, warm_up: int, spoken: int, say: Callable[[
         soak.text_turn()
     if spoken:
         soak.spoken_turn()  # the first spoken turn allocates the recogniser's buffers: not a leak
-    # NOTE: onnxruntime's arena grows to the longest sentence synthesized so far and keeps it; with sampled
-    # answers a new longest one can come at any turn (a 1,000-turn soak stepped up 40 MB at turn ~480, then
-    # stayed within 0.5 MB per 100 turns). The splitter caps sentences, so that high-water mark is reached
-    # here, once, and what grows after it is a leak.
-    b"".join(soak.engines.tts.synthesize(LONGEST_SENTENCE))
     start, written, saved = _Snapshot.now(), storage_write_bytes(), soak.store.bytes_written
     measured = turns - warm_up
     every = max(1, measured // spoken) if spoken else 0
