@@ -56,7 +56,7 @@ def test_a_run_without_punctuation_is_cut_at_the_bound() -> None:
 
 
 def test_the_longest_sentence_is_one_piece_at_the_bound() -> None:
-    # The bench and the soak synthesize it as the voice's biggest piece of work: it must be just that.
+    # The bench synthesizes it as the voice's biggest piece of work: it must be just that.
     assert split(LONGEST_SENTENCE, eager_first=False) == [LONGEST_SENTENCE]
     assert MAX_SENTENCE_CHARS - 10 <= len(LONGEST_SENTENCE) <= MAX_SENTENCE_CHARS
 

@@ -9,7 +9,7 @@ import pytest
 
 from daemon.cli import main
 from daemon.config import Config
-from daemon.soak import run_soak
+from daemon.soak import _late_slope, run_soak
 
 pytestmark = pytest.mark.slow
 TEXT_TURNS = 60
@@ -40,8 +40,6 @@ def test_the_soak_command_refuses_too_few_turns(capsys: pytest.CaptureFixture[st
 
 
 def test_the_late_slope_tells_a_leak_from_settling() -> None:
-    from daemon.soak import _late_slope
-
     turns = range(100, 1050, 50)
     leak = [(t, 500 + 0.02 * t) for t in turns]  # 2 MB per 100 turns, all along
     settling = [(t, 600 - 40 * 0.5 ** (t / 50)) for t in turns]  # growth that halves every 50 turns

@@ -182,8 +182,7 @@ def test_the_drawing_thread_sleeps_when_nothing_changes() -> None:
     display = CountingDisplay()
     # NOTE: a still clock: the ready screen moves a pixel every SHIFT_EVERY_S by design, and a real clock
     # crossing that boundary inside the idle second drew a frame (a 1.5 s window in 60 s: one run in forty).
-    still = 1000.0
-    c = DisplayController(display, DisplayConfig(driver="dummy", max_fps=8.0), clock=lambda: still)
+    c = DisplayController(display, DisplayConfig(driver="dummy", max_fps=8.0), clock=lambda: 1000.0)
     c.on_event(BoxReady(wake_phrase="Hey Jarvis"))
     c.start()
     time.sleep(0.5)
