@@ -84,14 +84,14 @@ def open_sink(spec: str, rate_hz: int, realtime: bool = True) -> AudioSink:
         raise InputError("audio-output-unavailable", f"cannot open speaker {spec}: {err}") from err
 
 
-async def frames_of(source: AudioSource) -> AsyncIterator[bytes]:
-    """The source's blocking frames, read on a thread and handed to the event loop."""
+async def frames_of(source: AudioSource, chunk_s: Callable[[], float] | None = None) -> AsyncIterator[bytes]:
+    """The source's blocking frames, read on a thread (in chunks as long as `chunk_s()` asks) for the event loop."""
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[bytes | BaseException | None] = asyncio.Queue()
 
     def pump() -> None:
         try:
-            for frame in source.frames():
+            for frame in source.frames(chunk_s):
                 loop.call_soon_threadsafe(queue.put_nowait, frame)
         except Exception as err:  # a vanished device ends the stream with its error
             loop.call_soon_threadsafe(queue.put_nowait, err)

@@ -105,7 +105,7 @@ def _turn(engines: Engines, config: Config, mic: Path, out: Path, interrupt_afte
     pipeline = Pipeline(engines, sink, listen, bus)
     _warm(engines)
     try:
-        asyncio.run(pipeline.run(frames_of(WavFileSource(mic))))
+        asyncio.run(pipeline.run(frames_of(WavFileSource(mic), pipeline.audio_chunk_s)))
     finally:
         sink.close()
     engines.responder.forget()
@@ -304,9 +304,10 @@ def _idle_cpu(engines: Engines, config: Config, seconds: float, wake: bool, out:
     e = dataclasses.replace(engines, wake=engines.wake if wake else None)
     listen = dataclasses.replace(config.listen, wake_word=wake)
     sink = WavFileSink(out / "idle.wav", engines.tts.sample_rate_hz)
+    pipeline = Pipeline(e, sink, listen, EventBus())
     before, started = cpu_s(), time.monotonic()
     try:
-        asyncio.run(Pipeline(e, sink, listen, EventBus()).run(frames_of(WavFileSource(silence, tail_silence_s=0))))
+        asyncio.run(pipeline.run(frames_of(WavFileSource(silence, tail_silence_s=0), pipeline.audio_chunk_s)))
     finally:
         sink.close()
     return 100 * (cpu_s() - before) / (time.monotonic() - started)

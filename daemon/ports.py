@@ -95,8 +95,11 @@ class VoiceActivityDetector(Protocol):
 class AudioSource(Protocol):
     """A microphone: 16 kHz mono int16 audio, paced as it is captured."""
 
-    def frames(self) -> Iterator[bytes]:
-        """Yield audio as it arrives; ends when the source does (a file) or is closed."""
+    def frames(self, chunk_s: Callable[[], float] | None = None) -> Iterator[bytes]:
+        """Yield audio as it arrives; ends when the source does (a file) or is closed.
+
+        `chunk_s`, asked before every read, is how much audio the consumer wants per chunk (a source may clamp it).
+        """
         ...
 
     def close(self) -> None:

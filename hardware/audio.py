@@ -33,7 +33,10 @@ CHUNK_S: Final = 0.09
 
 NOTE: measured idle CPU with nobody speaking: 30 ms chunks 1.4% of a core (push-to-talk) and 3.0% (wake
 word); 90 ms chunks 0.5% and 1.6%. The price is up to 60 ms later wake-word and end-of-speech decisions.
+A consumer may ask for longer chunks while it only waits for the button (see `frames(chunk_s)`).
 """
+MAX_CHUNK_S: Final = 1.0
+"""The longest chunk a consumer may ask for."""
 SILENT_DEVICE_S: Final = 3.0
 """A capture device that delivers nothing for this long is treated as lost."""
 BLOCK_S: Final = 0.02
@@ -47,6 +50,16 @@ FILE_RATES_HZ: Final = (4000, 768000)
 MAX_FILE_CHANNELS: Final = 32
 READ_BLOCK_FRAMES: Final = 65536
 """Files are read, mixed down and resampled this many frames at a time, so memory follows the output alone."""
+
+
+ChunkHint = Callable[[], float]
+"""Asked before every read: how many seconds of audio the consumer wants in the next chunk."""
+
+
+def chunk_samples(rate_hz: int, chunk_s: ChunkHint | None) -> int:
+    """Samples to read next at `rate_hz`: what the consumer asks, within CHUNK_S..MAX_CHUNK_S."""
+    wanted = chunk_s() if chunk_s is not None else CHUNK_S
+    return int(rate_hz * min(max(wanted, CHUNK_S), MAX_CHUNK_S))
 
 
 class AudioInputError(OSError):
@@ -126,18 +139,18 @@ class WavFileSource:
         """Length of the audio, including the added trailing silence."""
         return len(self._audio) / RATE_HZ
 
-    def frames(self) -> Iterator[bytes]:
-        """Yield 30 ms chunks, sleeping between them when paced in real time."""
-        step = int(RATE_HZ * CHUNK_S)
+    def frames(self, chunk_s: ChunkHint | None = None) -> Iterator[bytes]:
+        """Yield chunks as long as `chunk_s()` asks (90 ms by default), sleeping between them in real time."""
         started = time.monotonic()
-        for i in range(0, len(self._audio), step):
-            if self._closed.is_set():
-                return
+        i = 0
+        while i < len(self._audio) and not self._closed.is_set():
             if self._realtime:
                 delay = started + i / RATE_HZ / self._speed - time.monotonic()
                 if delay > 0:
                     time.sleep(delay)
+            step = chunk_samples(RATE_HZ, chunk_s)
             yield self._audio[i : i + step].tobytes()
+            i += step
 
     def close(self) -> None:
         """Stop early."""
@@ -152,12 +165,11 @@ class RawStreamSource:
         self._rate, self._channels = rate_hz, channels
         self._closed = threading.Event()
 
-    def frames(self) -> Iterator[bytes]:
-        """Yield 30 ms of 16 kHz mono audio per read until the stream ends."""
-        frame_bytes = int(self._rate * CHUNK_S) * 2 * self._channels
+    def frames(self, chunk_s: ChunkHint | None = None) -> Iterator[bytes]:
+        """Yield 16 kHz mono audio, one read as long as `chunk_s()` asks (90 ms by default), until the stream ends."""
         resampler = soxr.ResampleStream(self._rate, RATE_HZ, 1, dtype="int16") if self._rate != RATE_HZ else None
         while not self._closed.is_set():
-            data = self._stream.read(frame_bytes)
+            data = self._stream.read(chunk_samples(self._rate, chunk_s) * 2 * self._channels)
             if not data:
                 return
             pcm = np.frombuffer(data[: len(data) - len(data) % (2 * self._channels)], "<i2")
@@ -191,23 +203,23 @@ class SoundDeviceSource:
             device=device, samplerate=self._rate, channels=channels, dtype="int16", blocksize=self._block
         )
 
-    def _read_loop(self) -> None:
+    def _read_loop(self, chunk_s: ChunkHint | None) -> None:
         """Read the device on its own thread, so a device that stops delivering cannot block the consumer."""
         import sounddevice as sd
 
         while not self._closed.is_set():
             try:
-                data, _overflowed = self._stream.read(self._block)
+                data, _overflowed = self._stream.read(chunk_samples(self._rate, chunk_s))
             except (sd.PortAudioError, OSError):
                 return  # frames() notices the silence and reports the device lost
             # NOTE: if the consumer stalls, drop audio rather than let the device's buffer overrun.
             with contextlib.suppress(queue.Full):
                 self._queue.put_nowait(bytes(data))
 
-    def frames(self) -> Iterator[bytes]:
-        """Yield 16 kHz mono audio until closed."""
+    def frames(self, chunk_s: ChunkHint | None = None) -> Iterator[bytes]:
+        """Yield 16 kHz mono audio, as long a chunk as `chunk_s()` asks (90 ms by default), until closed."""
         resampler = soxr.ResampleStream(self._rate, RATE_HZ, 1, dtype="int16") if self._rate != RATE_HZ else None
-        reader = threading.Thread(target=self._read_loop, name="microphone", daemon=True)
+        reader = threading.Thread(target=self._read_loop, args=(chunk_s,), name="microphone", daemon=True)
         self._stream.start()
         reader.start()
         try:
@@ -225,7 +237,7 @@ class SoundDeviceSource:
                 yield (resampler.resample_chunk(pcm) if resampler else pcm).astype(np.int16).tobytes()
         finally:
             self._closed.set()
-            reader.join(timeout=2 * CHUNK_S + 1.0)  # a read returns within a block; a dead device may not
+            reader.join(timeout=2 * MAX_CHUNK_S + 1.0)  # a read returns within a block; a dead device may not
             if not reader.is_alive():  # closing under a blocked read is not safe in PortAudio
                 self._stream.close()
 

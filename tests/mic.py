@@ -5,7 +5,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -21,6 +21,8 @@ class ScriptedMic:
         self._queue: queue.Queue[np.ndarray] = queue.Queue()
         self._ending = threading.Event()
         self._closed = threading.Event()
+        self.delivered_s: list[float] = []
+        """Length of every chunk handed on, seconds."""
         self.said_at: list[float] = []
         """Stream time (seconds) at which each queued utterance started playing."""
 
@@ -36,7 +38,26 @@ class ScriptedMic:
         """Stop at once."""
         self._closed.set()
 
-    def frames(self) -> Iterator[bytes]:
+    def frames(self, chunk_s: Callable[[], float] | None = None) -> Iterator[bytes]:
+        """30 ms frames in real time, handed on in chunks as long as `chunk_s()` asks (like the real sources)."""
+        chunk: list[bytes] = []
+        wanted = 0.0
+        for frame in self._frames():
+            if not chunk:  # like a device read: the length is fixed when the read starts
+                wanted = chunk_s() if chunk_s is not None else 0.0
+            chunk.append(frame)
+            if len(chunk) * FRAME / RATE_HZ >= wanted - 1e-9:
+                yield self._hand_on(chunk)
+        if chunk:
+            yield self._hand_on(chunk)
+
+    def _hand_on(self, chunk: list[bytes]) -> bytes:
+        self.delivered_s.append(round(len(chunk) * FRAME / RATE_HZ, 3))
+        data = b"".join(chunk)
+        chunk.clear()
+        return data
+
+    def _frames(self) -> Iterator[bytes]:
         buf = np.zeros(0, np.int16)
         started = time.monotonic()
         n = 0

@@ -6,6 +6,7 @@ The same pipeline runs with the real engines in test_turns.py.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 import time
 import wave
@@ -23,12 +24,13 @@ from daemon.events import (
     ListeningStarted,
     SpeakingFinished,
     SpeakingStarted,
+    TranscriptReady,
     TurnEnded,
     TurnFailed,
     TurnStarted,
 )
-from daemon.pipeline import Engines, Pipeline, State
-from hardware.audio import WavFileSink
+from daemon.pipeline import IDLE_CHUNK_S, STT_BATCH_S, Engines, Pipeline, State
+from hardware.audio import CHUNK_S, WavFileSink, WavFileSource
 from tests.fakes import FakeResponder, FakeStt, FakeTts, FakeVad, FakeWake, voice, wake_word
 from tests.harness import Script, names, of, run_box
 from tests.mic import ScriptedMic
@@ -135,6 +137,42 @@ def test_push_to_talk_listens_until_release(tmp_path: Path) -> None:
     assert turn_names(events) == ["ButtonPressed", *ANSWERED[:3], "ButtonReleased", *ANSWERED[3:]]
     assert of(events, TurnStarted)[0].trigger == "button"  # type: ignore[attr-defined]
     assert of(events, ListeningEnded)[0].reason == "released"  # type: ignore[attr-defined]
+
+
+def test_waiting_for_the_button_the_microphone_wakes_rarely_and_a_press_loses_nothing(tmp_path: Path) -> None:
+    mic = ScriptedMic()
+    pressed_after = [0]  # chunks handed on before the press
+    chunk_while: dict[str, set[float]] = {}
+
+    def person(event: Event, pipeline: Pipeline, mic: ScriptedMic) -> None:
+        if isinstance(event, ListeningStarted):
+            pressed_after[0] = len(mic.delivered_s)
+            chunk_while["idle"] = set(mic.delivered_s)
+            mic.say(voice(0.6))
+            later(0.65, pipeline.release)  # just past a tap: the chunk being read at the press arrived by then
+        if isinstance(event, ListeningEnded):  # that chunk is still a long one
+            chunk_while["listening"] = set(mic.delivered_s[pressed_after[0] + 1 :])
+        end_after_turn(event, pipeline, mic)
+
+    push_to_talk = dataclasses.replace(QUICK, wake_word=False)
+    events, _ = run_box(engines(), mic, push_to_talk, tmp_path / "out.wav", person, start=lambda p: later(1.0, p.press))
+    assert turn_names(events) == ["ButtonPressed", *ANSWERED[:3], "ButtonReleased", *ANSWERED[3:]]
+    assert chunk_while["idle"] == {IDLE_CHUNK_S}
+    assert chunk_while["listening"] == {STT_BATCH_S}
+    assert of(events, TranscriptReady)[0].text == "what time is it"  # type: ignore[attr-defined]
+
+
+def test_file_sources_deliver_the_chunks_asked_for_within_bounds(tmp_path: Path) -> None:
+    path = tmp_path / "one-second.wav"
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(16000)
+        w.writeframes(np.ones(16000, np.int16).tobytes())
+    asked = iter([0.45, 0.0, 5.0])
+    sizes = [len(c) // 2 for c in WavFileSource(path, realtime=False, tail_silence_s=0).frames(lambda: next(asked))]
+    assert sizes == [7200, int(16000 * CHUNK_S), 16000 - 7200 - int(16000 * CHUNK_S)]
+    assert sum(len(c) for c in WavFileSource(path, realtime=False, tail_silence_s=0).frames()) == 32000
 
 
 def test_a_tap_listens_until_silence(tmp_path: Path) -> None:
