@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import io
 import threading
 import time
 import wave
@@ -30,7 +31,7 @@ from daemon.events import (
     TurnStarted,
 )
 from daemon.pipeline import IDLE_CHUNK_S, STT_BATCH_S, Engines, Pipeline, State
-from hardware.audio import CHUNK_S, WavFileSink, WavFileSource
+from hardware.audio import CHUNK_S, RawStreamSource, WavFileSink, WavFileSource
 from tests.fakes import FakeResponder, FakeStt, FakeTts, FakeVad, FakeWake, voice, wake_word
 from tests.harness import Script, names, of, run_box
 from tests.mic import ScriptedMic
@@ -162,7 +163,7 @@ def test_waiting_for_the_button_the_microphone_wakes_rarely_and_a_press_loses_no
     assert of(events, TranscriptReady)[0].text == "what time is it"  # type: ignore[attr-defined]
 
 
-def test_file_sources_deliver_the_chunks_asked_for_within_bounds(tmp_path: Path) -> None:
+def test_file_and_stream_sources_deliver_the_chunks_asked_for_within_bounds(tmp_path: Path) -> None:
     path = tmp_path / "one-second.wav"
     with wave.open(str(path), "wb") as w:
         w.setnchannels(1)
@@ -173,6 +174,9 @@ def test_file_sources_deliver_the_chunks_asked_for_within_bounds(tmp_path: Path)
     sizes = [len(c) // 2 for c in WavFileSource(path, realtime=False, tail_silence_s=0).frames(lambda: next(asked))]
     assert sizes == [7200, int(16000 * CHUNK_S), 16000 - 7200 - int(16000 * CHUNK_S)]
     assert sum(len(c) for c in WavFileSource(path, realtime=False, tail_silence_s=0).frames()) == 32000
+    asked = iter([0.45, 0.0, 5.0, 5.0])  # a stream learns that it ended by one more read
+    raw = RawStreamSource(io.BytesIO(np.ones(16000, np.int16).tobytes()))
+    assert [len(c) // 2 for c in raw.frames(lambda: next(asked))] == sizes
 
 
 def test_a_tap_listens_until_silence(tmp_path: Path) -> None:
