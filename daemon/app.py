@@ -14,7 +14,7 @@ from daemon.engines.load import load_llm, load_stt, load_tts, load_wake
 from daemon.engines.vad import WebRtcVad
 from daemon.errors import InputError, TalkboxError
 from daemon.pipeline import Engines
-from daemon.ports import AudioSink, AudioSource
+from daemon.ports import AudioDemand, AudioSink, AudioSource
 from hardware.audio import (
     AudioInputError,
     RawStreamSource,
@@ -84,15 +84,19 @@ def open_sink(spec: str, rate_hz: int, realtime: bool = True) -> AudioSink:
         raise InputError("audio-output-unavailable", f"cannot open speaker {spec}: {err}") from err
 
 
-async def frames_of(source: AudioSource, chunk_s: Callable[[], float] | None = None) -> AsyncIterator[bytes]:
-    """The source's blocking frames, read on a thread (in chunks as long as `chunk_s()` asks) for the event loop."""
+async def frames_of(source: AudioSource, demand: AudioDemand | None = None) -> AsyncIterator[bytes]:
+    """The source's blocking frames, read on a thread and handed to the event loop, as `demand` wants them."""
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[bytes | BaseException | None] = asyncio.Queue()
 
     def pump() -> None:
         try:
-            for frame in source.frames(chunk_s):
-                loop.call_soon_threadsafe(queue.put_nowait, frame)
+            for frame in source.frames(demand.audio_chunk_s if demand is not None else None):
+                # NOTE: audio nobody listens to is dropped here, so the event loop sleeps on while idle.
+                if demand is None or demand.wants_audio():
+                    loop.call_soon_threadsafe(queue.put_nowait, frame)
+                else:
+                    demand.audio_dropped()
         except Exception as err:  # a vanished device ends the stream with its error
             loop.call_soon_threadsafe(queue.put_nowait, err)
         finally:

@@ -105,7 +105,7 @@ def _turn(engines: Engines, config: Config, mic: Path, out: Path, interrupt_afte
     pipeline = Pipeline(engines, sink, listen, bus)
     _warm(engines)
     try:
-        asyncio.run(pipeline.run(frames_of(WavFileSource(mic), pipeline.audio_chunk_s)))
+        asyncio.run(pipeline.run(frames_of(WavFileSource(mic), pipeline)))
     finally:
         sink.close()
     engines.responder.forget()
@@ -307,7 +307,7 @@ def _idle_cpu(engines: Engines, config: Config, seconds: float, wake: bool, out:
     pipeline = Pipeline(e, sink, listen, EventBus())
     before, started = cpu_s(), time.monotonic()
     try:
-        asyncio.run(pipeline.run(frames_of(WavFileSource(silence, tail_silence_s=0), pipeline.audio_chunk_s)))
+        asyncio.run(pipeline.run(frames_of(WavFileSource(silence, tail_silence_s=0), pipeline)))
     finally:
         sink.close()
     return 100 * (cpu_s() - before) / (time.monotonic() - started)

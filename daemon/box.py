@@ -170,7 +170,7 @@ class Box:
                 self._announce_ready(engines)
             self._source = source
             try:
-                asyncio.run(pipeline.run(frames_of(source, pipeline.audio_chunk_s)))
+                asyncio.run(pipeline.run(frames_of(source, pipeline)))
             except TalkboxError as err:
                 if err.code != "audio-device-lost" or not _is_device(spec):
                     raise

@@ -107,6 +107,22 @@ class AudioSource(Protocol):
         ...
 
 
+class AudioDemand(Protocol):
+    """What the microphone's consumer wants from it now; asked on the thread that reads the microphone."""
+
+    def audio_chunk_s(self) -> float:
+        """Seconds of audio to read at a time."""
+        ...
+
+    def wants_audio(self) -> bool:
+        """False while the audio would be thrown away anyway: the reader may drop it where it is."""
+        ...
+
+    def audio_dropped(self) -> None:
+        """The reader dropped a chunk (it still proves that the microphone delivers)."""
+        ...
+
+
 class AudioSink(Protocol):
     """A speaker with its own playback thread."""
 

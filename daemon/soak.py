@@ -113,7 +113,7 @@ class _Soak:
         self.engines.responder.forget()
         listen = dataclasses.replace(self.config.listen, follow_up_s=0.0, chime=False)
         pipeline = Pipeline(self.engines, self.sink, listen, self.bus)
-        asyncio.run(pipeline.run(frames_of(WavFileSource(self.question_wav, realtime=False), pipeline.audio_chunk_s)))
+        asyncio.run(pipeline.run(frames_of(WavFileSource(self.question_wav, realtime=False), pipeline)))
 
     def close(self) -> None:
         self.sink.close()

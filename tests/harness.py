@@ -42,7 +42,7 @@ def run_box(
     async def main() -> None:
         if start is not None:
             asyncio.get_running_loop().call_later(0.1, start, pipeline)
-        await asyncio.wait_for(pipeline.run(frames_of(mic, pipeline.audio_chunk_s)), timeout_s)
+        await asyncio.wait_for(pipeline.run(frames_of(mic, pipeline)), timeout_s)
 
     try:
         asyncio.run(main())

@@ -155,10 +155,17 @@ def test_waiting_for_the_button_the_microphone_wakes_rarely_and_a_press_loses_no
             chunk_while["listening"] = set(mic.delivered_s[pressed_after[0] + 1 :])
         end_after_turn(event, pipeline, mic)
 
+    beats: list[State] = []
+
+    def start(pipeline: Pipeline) -> None:
+        pipeline.heartbeat = lambda: beats.append(pipeline.state)  # the watchdog's proof that audio flows
+        later(1.0, pipeline.press)
+
     push_to_talk = dataclasses.replace(QUICK, wake_word=False)
-    events, _ = run_box(engines(), mic, push_to_talk, tmp_path / "out.wav", person, start=lambda p: later(1.0, p.press))
+    events, _ = run_box(engines(), mic, push_to_talk, tmp_path / "out.wav", person, start=start)
     assert turn_names(events) == ["ButtonPressed", *ANSWERED[:3], "ButtonReleased", *ANSWERED[3:]]
     assert chunk_while["idle"] == {IDLE_CHUNK_S}
+    assert beats.count(State.IDLE) >= 2 and State.LISTENING in beats  # idle chunks are dropped, yet counted
     assert chunk_while["listening"] == {STT_BATCH_S}
     assert of(events, TranscriptReady)[0].text == "what time is it"  # type: ignore[attr-defined]
 
