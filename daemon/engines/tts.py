@@ -45,7 +45,8 @@ def session_options(config: TtsConfig) -> Any:
     # big enough. 300 sentences of 3-30 words: its RSS went 358 -> 363 MB over the run, and the 1,000-turn
     # soaks saw one ~40 MB step at a random turn (225-480). One 256 MB region from the start: 338 MB at the
     # first sample and at the last, same speed (112.7 s vs 110.8 s of synthesis); the longest sentence the
-    # splitter lets through needs ~100 MB of it.
+    # splitter lets through needs ~100 MB of it. Long soaks still show pages of the region touched for the
+    # first time now and then (3-9 MB steps in /proc/self/smaps), bounded by its size.
     _register_arena()
     options = onnxruntime.SessionOptions()
     options.add_session_config_entry("session.use_env_allocators", "1")
