@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Iterator
@@ -53,6 +54,7 @@ def run_with_button(
     tmp_path: Path,
     person: callable,
     responder: FakeResponder | None = None,
+    listen: ListenConfig = QUICK,
 ) -> tuple[list[Event], list[str]]:  # type: ignore[valid-type]
     mic = ScriptedMic()
     shutdowns: list[str] = []
@@ -62,19 +64,22 @@ def run_with_button(
         holder["button"] = wire(pipeline, mic, [], shutdowns)
         threading.Thread(target=person, args=(factory, mic), daemon=True).start()
 
-    events, _ = run_box(engines(responder), mic, QUICK, tmp_path / "out.wav", start=start, timeout_s=30)
+    events, _ = run_box(engines(responder), mic, listen, tmp_path / "out.wav", start=start, timeout_s=30)
     holder["button"].close()
     return events, shutdowns
 
 
-def test_hold_to_talk(factory: MockFactory, tmp_path: Path) -> None:
+@pytest.mark.parametrize("wake_word", [True, False], ids=["wake-word-on", "button-only"])
+def test_hold_to_talk(factory: MockFactory, tmp_path: Path, wake_word: bool) -> None:
     def person(factory: MockFactory, mic: ScriptedMic) -> None:
+        time.sleep(0.7)  # button-only: the microphone is in its long idle chunks by now
         mic.say(voice(1.0))
         press_for(factory, 1.6)
         time.sleep(3.0)
         mic.end()
 
-    events, _ = run_with_button(factory, tmp_path, person)
+    listen = dataclasses.replace(QUICK, wake_word=wake_word)
+    events, _ = run_with_button(factory, tmp_path, person, listen=listen)
     assert of(events, TurnStarted)[0].trigger == "button"  # type: ignore[attr-defined]
     assert of(events, ListeningEnded)[0].reason == "released"  # type: ignore[attr-defined]
     assert of(events, TurnEnded)[0].outcome == "answered"  # type: ignore[attr-defined]
