@@ -5,9 +5,11 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import numpy as np
+
+from hardware.audio import ChunkHint
 
 RATE_HZ = 16000
 FRAME = 480  # 30 ms
@@ -38,7 +40,7 @@ class ScriptedMic:
         """Stop at once."""
         self._closed.set()
 
-    def frames(self, chunk_s: Callable[[], float] | None = None) -> Iterator[bytes]:
+    def frames(self, chunk_s: ChunkHint | None = None) -> Iterator[bytes]:
         """30 ms frames in real time, handed on in chunks as long as `chunk_s()` asks (like the real sources)."""
         chunk: list[bytes] = []
         wanted = 0.0
@@ -48,14 +50,13 @@ class ScriptedMic:
             chunk.append(frame)
             if len(chunk) * FRAME / RATE_HZ >= wanted - 1e-9:
                 yield self._hand_on(chunk)
+                chunk = []
         if chunk:
             yield self._hand_on(chunk)
 
     def _hand_on(self, chunk: list[bytes]) -> bytes:
         self.delivered_s.append(round(len(chunk) * FRAME / RATE_HZ, 3))
-        data = b"".join(chunk)
-        chunk.clear()
-        return data
+        return b"".join(chunk)
 
     def _frames(self) -> Iterator[bytes]:
         buf = np.zeros(0, np.int16)

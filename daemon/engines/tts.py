@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
@@ -17,24 +17,18 @@ _LOGGER = logging.getLogger(__name__)
 
 ARENA_BYTES: Final = 256 << 20
 """The one memory region every Piper run works in (address space; only what is touched becomes resident)."""
-_arena_lock = threading.Lock()
-_arena_registered = False
 
 
+@functools.cache
 def _register_arena() -> None:
     """Give the process one CPU arena for Piper, big enough at the start that it never has to grow."""
-    global _arena_registered
     import onnxruntime
 
-    with _arena_lock:
-        if _arena_registered:
-            return
-        info = onnxruntime.OrtMemoryInfo(
-            "Cpu", onnxruntime.OrtAllocatorType.ORT_ARENA_ALLOCATOR, 0, onnxruntime.OrtMemType.DEFAULT
-        )
-        config = {"arena_extend_strategy": 0, "initial_chunk_size_bytes": ARENA_BYTES}
-        onnxruntime.create_and_register_allocator(info, onnxruntime.OrtArenaCfg(config))
-        _arena_registered = True
+    info = onnxruntime.OrtMemoryInfo(
+        "Cpu", onnxruntime.OrtAllocatorType.ORT_ARENA_ALLOCATOR, 0, onnxruntime.OrtMemType.DEFAULT
+    )
+    config = {"arena_extend_strategy": 0, "initial_chunk_size_bytes": ARENA_BYTES}
+    onnxruntime.create_and_register_allocator(info, onnxruntime.OrtArenaCfg(config))
 
 
 def session_options(config: TtsConfig) -> Any:
