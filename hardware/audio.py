@@ -140,15 +140,17 @@ class WavFileSource:
         return len(self._audio) / RATE_HZ
 
     def frames(self, chunk_s: ChunkHint | None = None) -> Iterator[bytes]:
-        """Yield chunks as long as `chunk_s()` asks (90 ms by default), sleeping between them in real time."""
+        """Yield chunks as long as `chunk_s()` asks (90 ms by default); in real time each once it is all "heard"."""
         started = time.monotonic()
         i = 0
         while i < len(self._audio) and not self._closed.is_set():
+            step = chunk_samples(RATE_HZ, chunk_s)
             if self._realtime:
-                delay = started + i / RATE_HZ / self._speed - time.monotonic()
+                # NOTE: as a device does, at the chunk's end: handed on at its start, a long idle chunk would
+                # carry audio from after a press that the reader then drops as unwanted.
+                delay = started + min(i + step, len(self._audio)) / RATE_HZ / self._speed - time.monotonic()
                 if delay > 0:
                     time.sleep(delay)
-            step = chunk_samples(RATE_HZ, chunk_s)
             yield self._audio[i : i + step].tobytes()
             i += step
 

@@ -31,6 +31,7 @@ from daemon.events import (
     TurnStarted,
 )
 from daemon.pipeline import IDLE_CHUNK_S, STT_BATCH_S, Engines, Pipeline, State
+from daemon.wavfile import write_wav
 from hardware.audio import CHUNK_S, RawStreamSource, WavFileSink, WavFileSource
 from tests.fakes import FakeResponder, FakeStt, FakeTts, FakeVad, FakeWake, voice, wake_word
 from tests.harness import Script, names, of, run_box
@@ -172,11 +173,7 @@ def test_waiting_for_the_button_the_microphone_wakes_rarely_and_a_press_loses_no
 
 def test_file_and_stream_sources_deliver_the_chunks_asked_for_within_bounds(tmp_path: Path) -> None:
     path = tmp_path / "one-second.wav"
-    with wave.open(str(path), "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(16000)
-        w.writeframes(np.ones(16000, np.int16).tobytes())
+    write_wav(path, np.ones(16000, np.int16), 16000)
     asked = iter([0.45, 0.0, 5.0])
     sizes = [len(c) // 2 for c in WavFileSource(path, realtime=False, tail_silence_s=0).frames(lambda: next(asked))]
     assert sizes == [7200, int(16000 * CHUNK_S), 16000 - 7200 - int(16000 * CHUNK_S)]
@@ -184,6 +181,17 @@ def test_file_and_stream_sources_deliver_the_chunks_asked_for_within_bounds(tmp_
     asked = iter([0.45, 0.0, 5.0, 5.0])  # a stream learns that it ended by one more read
     raw = RawStreamSource(io.BytesIO(np.ones(16000, np.int16).tobytes()))
     assert [len(c) // 2 for c in raw.frames(lambda: next(asked))] == sizes
+
+
+def test_a_real_time_file_hands_on_a_chunk_only_once_all_of_it_was_heard(tmp_path: Path) -> None:
+    path = tmp_path / "one-second.wav"
+    write_wav(path, np.ones(16000, np.int16), 16000)
+    source = WavFileSource(path, realtime=True, speed=4.0, tail_silence_s=0)
+    started, heard, late_by = time.monotonic(), 0, []
+    for chunk in source.frames(lambda: IDLE_CHUNK_S):
+        heard += len(chunk) // 2
+        late_by.append(time.monotonic() - started - heard / 16000 / 4.0)
+    assert heard == 16000 and min(late_by) >= 0  # never before its last sample was "captured"
 
 
 def test_a_tap_listens_until_silence(tmp_path: Path) -> None:
