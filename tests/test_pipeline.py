@@ -57,12 +57,18 @@ ANSWERED = [
 
 
 def turn_names(events: list[Event]) -> list[str]:
-    """names(), with AnswerFinished checked apart: generation and speech run on their own threads, so it may
-    come before or after SpeakingStarted, but always after the last sentence was handed to the voice."""
+    """names(), with what the generating thread emits checked apart: generation and speech run on their own
+    threads, so a later sentence (and AnswerFinished after the last) may be ready before or after the first is
+    spoken. Each sentence must be ready before it is spoken; they are then listed right after ThinkingStarted."""
     got = names(events)
+    ready = [i for i, name in enumerate(got) if name == "SentenceReady"]
+    spoken = [i for i, name in enumerate(got) if name == "SentenceSpoken"]
+    assert all(r < s for r, s in zip(ready, spoken, strict=False)), got
     finished = got.index("AnswerFinished")
-    assert finished > max(i for i, name in enumerate(got) if name == "SentenceReady"), got
-    return got[:finished] + got[finished + 1 :]
+    assert finished > max(ready), got
+    rest = [name for i, name in enumerate(got) if i not in ready and i != finished]
+    at = rest.index("ThinkingStarted") + 1
+    return rest[:at] + ["SentenceReady"] * len(ready) + rest[at:]
 
 
 def engines(responder: FakeResponder | None = None) -> Engines:
