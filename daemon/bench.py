@@ -32,7 +32,7 @@ from daemon.events import (
 from daemon.measure import cpu_s, memory_bandwidth_gbs, memory_mb, pct, peak_rss_mb, reset_peak_rss, rss_mb
 from daemon.pipeline import Engines, Pipeline
 from daemon.ports import AUDIO_RATE_HZ
-from daemon.sentences import LONGEST_SENTENCE
+from daemon.sentences import LONG_NUMBERS, LONGEST_SENTENCE
 from hardware.audio import WavFileSink, WavFileSource
 
 QUESTIONS: Final = (
@@ -247,6 +247,7 @@ def _working_memory(engines: Engines) -> dict[str, float]:
         return peak_rss_mb() - before
 
     voice = peak_of(lambda: b"".join(engines.tts.synthesize(LONGEST_SENTENCE)))
+    numbers = peak_of(lambda: b"".join(engines.tts.synthesize(LONG_NUMBERS)))
     speech = spoken(engines.tts, QUESTIONS[0])
 
     def hear() -> None:
@@ -257,7 +258,7 @@ def _working_memory(engines: Engines) -> dict[str, float]:
     stt = peak_of(hear)
     llm = peak_of(lambda: "".join(engines.responder.respond(DECODE_QUESTION)))
     engines.responder.forget()
-    return {"voice_longest_sentence": voice, "stt_utterance": stt, "llm_answer": llm}
+    return {"voice_longest_sentence": voice, "voice_long_numbers": numbers, "stt_utterance": stt, "llm_answer": llm}
 
 
 def _components(engines: Engines) -> dict[str, float]:
@@ -427,8 +428,9 @@ def table(report: dict[str, Any]) -> str:
         ),
         ("  peak during load", f"{report['peak_rss_during_load_mb']:.0f} MB"),
         (
-            "  peak added by: longest sentence / utterance / answer",
-            f"{work['voice_longest_sentence']:+.0f} / {work['stt_utterance']:+.0f} / {work['llm_answer']:+.0f} MB",
+            "  peak added by: longest sentence / numbers / utterance / answer",
+            f"{work['voice_longest_sentence']:+.0f} / {work['voice_long_numbers']:+.0f} / "
+            f"{work['stt_utterance']:+.0f} / {work['llm_answer']:+.0f} MB",
         ),
         (
             "  RSS after load: anonymous + file-backed",

@@ -42,7 +42,11 @@ MAX_SENTENCE_CHARS: Final = 100
 LONGEST_SENTENCE: Final = (
     "Summer comes when your half of the Earth leans towards the Sun and its light falls more steeply."
 )
-"""As long as a piece of text the splitter passes to the voice gets: the voice's biggest piece of work."""
+"""As long as a piece of text the splitter passes to the voice gets."""
+LONG_NUMBERS: Final = (
+    "It is 123456789012 or 234567890123 or 345678901234 or 456789012345 or 567890123456 or 678901234567."
+)
+"""As many characters, but read out as 36 s of speech: the voice cuts it into runs of bounded length."""
 FIRST_CLAUSE_MIN_WORDS: Final = 4
 """The first sentence may be cut at a comma, semicolon or colon after this many words, so the voice starts sooner."""
 FIRST_CLAUSE_MIN_WORDS_AT_CONJUNCTION: Final = 6

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
+
+import numpy as np
 
 from daemon.config import TtsConfig
 from daemon.errors import ModelError
@@ -17,6 +20,17 @@ _LOGGER = logging.getLogger(__name__)
 
 ARENA_BYTES: Final = 256 << 20
 """The one memory region every Piper run works in (address space; only what is touched becomes resident)."""
+MAX_PHONEMES: Final = 120
+"""Most phonemes one run of the voice gets at length_scale 1 (~7 s of speech); a longer sentence is spoken in parts."""
+# NOTE: the sentence splitter bounds characters, not speech: 99 characters of digits ("It is 123456789012 or
+# ...") are 765 phonemes, 36.5 s of audio, +730 MB of RSS and 8 s before the first sound. Ordinary text is
+# about one phoneme per character, so a sentence the splitter lets through (<= 100 characters) is one run.
+PAUSES: Final = frozenset(",;:.!?")
+"""Phonemes after which a sentence may be cut with no change to how it sounds."""
+WARM_UP_TEXT: Final = "123456789012 " * 12
+"""Read in any language the voice speaks and far longer than one run: its first run is as long as a run gets."""
+WARM_UP_SLOWER: Final = 1.3
+"""The warm-up run is spoken this much slower, so it needs more memory than any real run of as many phonemes."""
 
 
 @functools.cache
@@ -84,6 +98,19 @@ class PiperTextToSpeech:
             noise_w_scale=config.noise_w if config.noise_w >= 0 else None,
         )
         self._silence = bytes(2 * int(self.sample_rate_hz * config.sentence_silence_s))
+        self._length_scale = config.length_scale
+        self._max_phonemes = int(MAX_PHONEMES / max(1.0, config.length_scale))  # slower speech: longer audio
+        self._warm_up()
+
+    def _warm_up(self) -> None:
+        """Run the voice once on as big a piece as it will ever get, before the first sentence needs it."""
+        # NOTE: onnxruntime's arena hands out the lowest free addresses, so a run touches new pages of it only
+        # when it needs more than every run before: soaks saw 3-9 MB of RSS appear at random turns. A run of
+        # 120 phonemes of digits is 5.9 s of speech, and after it 300 random sentences still added 13 MB; at
+        # 1.3x slower (7.7 s; the longest real run seen was 6.5 s) the region stayed at 132 MB throughout.
+        phonemes = self._voice.phonemize(WARM_UP_TEXT)[0]
+        slower = dataclasses.replace(self._syn, length_scale=self._length_scale * WARM_UP_SLOWER)
+        self._run(next(phoneme_runs(phonemes, self._max_phonemes)), slower)
 
     @property
     def sample_rate_hz(self) -> int:
@@ -91,6 +118,38 @@ class PiperTextToSpeech:
         return int(self._voice.config.sample_rate)
 
     def synthesize(self, text: str) -> Iterator[bytes]:
-        """Yield int16 mono audio, one chunk per sentence, each followed by a short pause."""
-        for chunk in self._voice.synthesize(text, self._syn):
-            yield chunk.audio_int16_bytes + self._silence
+        """Yield int16 mono audio, one chunk per sentence (or part of a long one), each sentence then a pause."""
+        for sentence in self._voice.phonemize(text):
+            runs = list(phoneme_runs(sentence, self._max_phonemes))
+            for k, run in enumerate(runs, 1):
+                audio = self._run(run, self._syn)
+                yield audio + self._silence if k == len(runs) else audio
+
+    def _run(self, phonemes: list[str], syn: Any) -> bytes:
+        """One onnxruntime run: phonemes in, int16 audio out, normalized and scaled as Piper does."""
+        from piper import AudioChunk
+
+        ids = self._voice.phonemes_to_ids(phonemes)
+        audio = np.asarray(self._voice.phoneme_ids_to_audio(ids, syn), dtype=np.float32)
+        if syn.normalize_audio:
+            peak = float(np.max(np.abs(audio))) if audio.size else 0.0
+            audio = audio / peak if peak >= 1e-8 else np.zeros_like(audio)
+        audio = np.clip(audio * syn.volume, -1.0, 1.0)
+        chunk = AudioChunk(self.sample_rate_hz, 2, 1, audio, phonemes=phonemes, phoneme_ids=ids)
+        return chunk.audio_int16_bytes
+
+
+def phoneme_runs(phonemes: list[str], limit: int) -> Iterator[list[str]]:
+    """Cut one sentence's phonemes into runs of at most `limit`, after a pause mark or else between words."""
+    rest = phonemes
+    while len(rest) > limit:
+        breaks = [i for i in range(1, limit) if rest[i] == " "]
+        after_pause = [i for i in breaks if rest[i - 1] in PAUSES and i >= limit // 2]
+        cut = (after_pause or breaks or [limit - 1])[-1]
+        run = rest[:cut]
+        yield run if run[-1] in PAUSES else [*run, ","]  # a comma: the part ends as a phrase, not mid-word
+        rest = rest[cut:]
+        while rest and rest[0] == " ":
+            rest = rest[1:]
+    if rest:
+        yield rest

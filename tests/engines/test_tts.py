@@ -30,3 +30,36 @@ def test_the_voice_plans_no_memory_pattern_per_sentence_length() -> None:
     options = session_options(TtsConfig(threads=1))
     assert not options.enable_mem_pattern  # every sentence has a new shape: a pattern per shape only piles up
     assert options.intra_op_num_threads == 1 and options.inter_op_num_threads == 1
+
+
+def test_a_sentence_of_long_numbers_is_spoken_in_bounded_parts(tts) -> None:  # type: ignore[no-untyped-def]
+    from daemon.sentences import LONG_NUMBERS
+
+    # Within the splitter's 100 characters, but 765 phonemes: 36 s of speech in one run (+730 MB) before.
+    parts = [np.frombuffer(chunk, np.int16) for chunk in tts.synthesize(LONG_NUMBERS)]
+    seconds = [len(p) / tts.sample_rate_hz for p in parts]
+    assert len(parts) >= 5
+    assert max(seconds) < 9.0  # the first sound comes after one part is synthesized, not all 36 s
+    assert sum(seconds) > 25.0  # nothing was dropped
+    assert all(np.abs(p.astype(np.int32)).max() > 3000 for p in parts)
+
+
+def test_phoneme_runs_are_cut_between_words_after_a_pause_where_one_is_near() -> None:
+    from daemon.engines.tts import phoneme_runs
+
+    words = [list("one"), list("two,"), list("three"), list("four"), list("five")]
+    sentence = [p for w in words for p in [*w, " "]][:-1]  # o n e _ t w o , _ t h r e e ...
+    runs = list(phoneme_runs(sentence, 14))
+    assert runs[0] == list("one two,")  # the pause mark is the cut, in the later half of the run
+    assert all(len(r) <= 14 for r in runs)
+    assert runs[1][-1] == "," and "".join(runs[1]).startswith("three")  # a cut between words ends as a phrase
+    spoken = "".join("".join(r).rstrip(",") + " " for r in runs).split()
+    assert spoken == ["one", "two", "three", "four", "five"]
+
+
+def test_phoneme_runs_leave_a_short_sentence_whole_and_cut_a_word_longer_than_a_run() -> None:
+    from daemon.engines.tts import phoneme_runs
+
+    assert list(phoneme_runs(list("a b c."), 120)) == [list("a b c.")]
+    runs = list(phoneme_runs(list("x" * 30), 12))
+    assert all(len(r) <= 12 for r in runs) and "".join(r.rstrip(",") for r in map("".join, runs)) == "x" * 30
