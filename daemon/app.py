@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import logging
 import threading
 from collections.abc import AsyncIterator, Callable
@@ -13,6 +12,7 @@ from daemon.config import Config
 from daemon.engines.load import load_llm, load_stt, load_tts, load_wake
 from daemon.engines.vad import WebRtcVad
 from daemon.errors import InputError, TalkboxError
+from daemon.heap import return_freed_memory
 from daemon.pipeline import Engines
 from daemon.ports import AudioDemand, AudioSink, AudioSource
 from hardware.audio import (
@@ -42,19 +42,10 @@ def load_engines(config: Config, progress: Callable[[str, float], None] | None =
     wake = load_wake(config) if config.listen.wake_word else None
     report("Opening audio", 0.97)
     vad = WebRtcVad(config.listen.vad_aggressiveness)
-    _return_freed_memory()
-    return Engines(stt=stt, responder=responder, tts=tts, vad=vad, wake=wake)
-
-
-def _return_freed_memory() -> None:
-    """Give the heap that loading freed back to the OS (glibc keeps it otherwise)."""
     # NOTE: model loading frees ~28 MB of parse buffers that glibc keeps; trimming them before the first
     # turn lowered the peak RSS over seven answers from ~700 to ~635 MB (dev profile, one run each).
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-        libc.malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc: nothing to do
-        pass
+    return_freed_memory()
+    return Engines(stt=stt, responder=responder, tts=tts, vad=vad, wake=wake)
 
 
 def _device(spec: str) -> str | None:
