@@ -12,7 +12,7 @@ from daemon.config import Config
 from daemon.engines.load import load_llm, load_stt, load_tts, load_wake
 from daemon.engines.vad import WebRtcVad
 from daemon.errors import InputError, TalkboxError
-from daemon.heap import return_freed_memory
+from daemon.heap import keep_big_blocks_out_of_the_heap, return_freed_memory
 from daemon.pipeline import Engines
 from daemon.ports import AudioDemand, AudioSink, AudioSource
 from hardware.audio import (
@@ -30,6 +30,7 @@ _LOGGER = logging.getLogger(__name__)
 def load_engines(config: Config, progress: Callable[[str, float], None] | None = None) -> Engines:
     """Verify and load every engine; the LLM's system prompt is evaluated before the first question."""
     report = progress or (lambda step, fraction: None)
+    keep_big_blocks_out_of_the_heap()
     report("Checking and loading the language model", 0.05)
     responder = load_llm(config)
     report("Preparing the conversation", 0.45)
