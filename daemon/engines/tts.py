@@ -98,7 +98,6 @@ class PiperTextToSpeech:
             noise_w_scale=config.noise_w if config.noise_w >= 0 else None,
         )
         self._silence = bytes(2 * int(self.sample_rate_hz * config.sentence_silence_s))
-        self._length_scale = config.length_scale
         self._max_phonemes = int(MAX_PHONEMES / max(1.0, config.length_scale))  # slower speech: longer audio
         self._warm_up()
 
@@ -109,7 +108,7 @@ class PiperTextToSpeech:
         # 120 phonemes of digits is 5.9 s of speech, and after it 300 random sentences still added 13 MB; at
         # 1.3x slower (7.7 s; the longest real run seen was 6.5 s) the region stayed at 132 MB throughout.
         phonemes = self._voice.phonemize(WARM_UP_TEXT)[0]
-        slower = dataclasses.replace(self._syn, length_scale=self._length_scale * WARM_UP_SLOWER)
+        slower = dataclasses.replace(self._syn, length_scale=(self._syn.length_scale or 1.0) * WARM_UP_SLOWER)
         self._run(next(phoneme_runs(phonemes, self._max_phonemes)), slower)
 
     @property
