@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import enum
 import logging
 import threading
 from collections.abc import Callable
@@ -10,6 +11,57 @@ from dataclasses import dataclass
 from typing import Any
 
 _LOGGER = logging.getLogger(__name__)
+
+
+class Trigger(enum.StrEnum):
+    """What started a turn."""
+
+    WAKE_WORD = "wake-word"
+    BUTTON = "button"
+    FOLLOW_UP = "follow-up"
+    """The box kept listening after an answer, without the wake word."""
+    SERIAL = "serial"
+    """A question typed on the serial link."""
+    SOCKET = "socket"
+    """A question sent through the control socket (`talkbox ask` while the box runs)."""
+
+    @property
+    def spoken(self) -> bool:
+        """True for turns that begin by listening to the microphone."""
+        return self in (Trigger.WAKE_WORD, Trigger.BUTTON, Trigger.FOLLOW_UP)
+
+
+class EndReason(enum.StrEnum):
+    """Why the microphone stopped feeding speech-to-text."""
+
+    SILENCE = "silence"
+    MAX_LENGTH = "max-length"
+    RELEASED = "released"
+    """The push-to-talk button came up (or a tap ended a question being spoken)."""
+    NO_SPEECH = "no-speech"
+    SOURCE_ENDED = "source-ended"
+    """The microphone ended (a file) or was closed."""
+    CANCELLED = "cancelled"
+    """The user asked to forget the conversation while speaking."""
+
+
+class Outcome(enum.StrEnum):
+    """How a turn ended."""
+
+    ANSWERED = "answered"
+    INTERRUPTED = "interrupted"
+    NO_SPEECH = "no-speech"
+    CANCELLED = "cancelled"
+    FAILED = "failed"
+
+
+class BargeSource(enum.StrEnum):
+    """Who interrupted an answer."""
+
+    BUTTON = "button"
+    WAKE_WORD = "wake-word"
+    STOP = "stop"
+    """A stop asked through the serial link, the control socket, or the box stopping."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -48,8 +100,11 @@ class ButtonReleased(Event):
 class TurnStarted(Event):
     """A turn began: the box listens for a question."""
 
-    trigger: str
-    """wake-word, button, or follow-up."""
+    trigger: Trigger
+    question: str = ""
+    """The typed question for serial and socket turns; empty for spoken turns (the transcript comes later)."""
+    spoken_answer: bool = True
+    """Whether the answer will be spoken (typed turns may ask for text only)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -84,8 +139,7 @@ class PartialTranscript(Event):
 class ListeningEnded(Event):
     """The microphone stopped feeding speech-to-text."""
 
-    reason: str
-    """silence, max-length, released, no-speech, source-ended or interrupted."""
+    reason: EndReason
     speech_s: float
     """Seconds from the start of speech to its end (0 if none was heard)."""
 
@@ -102,6 +156,16 @@ class ThinkingStarted(Event):
     """The language model began answering."""
 
     question: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class QuestionCut(Event):
+    """The question was longer than the model takes: only its beginning is answered."""
+
+    tokens: int
+    """Tokens the question had."""
+    kept_tokens: int
+    """Tokens of it the model was given."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -161,8 +225,7 @@ class SpeakingFinished(Event):
 class BargeIn(Event):
     """The user interrupted the answer."""
 
-    source: str
-    """button or wake-word."""
+    source: BargeSource
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -177,8 +240,7 @@ class TurnFailed(Event):
 class TurnEnded(Event):
     """The turn is over (always emitted, whatever happened)."""
 
-    outcome: str
-    """answered, interrupted, no-speech or failed."""
+    outcome: Outcome
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -233,10 +295,10 @@ class EventBus:
         self._subscribers: list[Subscriber] = []
         self._lock = threading.Lock()
 
-    def subscribe(self, subscriber: Subscriber) -> None:
-        """Call `subscriber(event)` for every event from now on."""
+    def subscribe(self, subscriber: Subscriber, *, first: bool = False) -> None:
+        """Call `subscriber(event)` for every event from now on (before every other subscriber if `first`)."""
         with self._lock:
-            self._subscribers.append(subscriber)
+            self._subscribers.insert(0 if first else len(self._subscribers), subscriber)
 
     def emit(self, event: Event) -> None:
         """Deliver `event` to every subscriber, in order of subscription."""

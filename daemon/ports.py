@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Final, Protocol
 
 AUDIO_RATE_HZ: Final = 16000
@@ -47,16 +48,109 @@ class SpeechStream(Protocol):
 class SpeechToText(Protocol):
     """A streaming recogniser."""
 
+    @property
+    def engine(self) -> str:
+        """Which recogniser this is ("vosk", "pocketsphinx"), for reports."""
+        ...
+
     def stream(self) -> SpeechStream:
         """Start a new utterance."""
         ...
+
+    def close(self) -> None:
+        """Free the model."""
+        ...
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One question and the answer the user actually heard."""
+
+    question: str
+    answer: str
+
+
+@dataclass(frozen=True)
+class FittedQuestion:
+    """A question as the model will take it."""
+
+    text: str
+    tokens: int
+    """Tokens the question had."""
+    kept_tokens: int
+    """Tokens of it that are kept (fewer than `tokens` when it was too long)."""
+
+    @property
+    def cut(self) -> bool:
+        """True when only the beginning of the question is answered."""
+        return self.kept_tokens < self.tokens
+
+
+@dataclass
+class GenerationStats:
+    """Timings of the last answer."""
+
+    prompt_tokens: int = 0
+    """Tokens in the prompt, including remembered turns."""
+    evaluated_tokens: int = 0
+    """Prompt tokens actually evaluated (the rest came from the KV cache)."""
+    prompt_s: float = 0.0
+    """Seconds from the request to the first generated token."""
+    answer_tokens: int = 0
+    decode_s: float = 0.0
+    """Seconds spent generating after the first token."""
+    dropped_turns: int = 0
+    """Old exchanges forgotten to make this prompt fit."""
+    cancelled: bool = False
+
+    @property
+    def decode_tokens_per_s(self) -> float:
+        """Generation speed after the first token."""
+        return (self.answer_tokens - 1) / self.decode_s if self.answer_tokens > 1 and self.decode_s else 0.0
+
+    @property
+    def prompt_tokens_per_s(self) -> float:
+        """Prompt evaluation speed."""
+        return self.evaluated_tokens / self.prompt_s if self.prompt_s else 0.0
 
 
 class Responder(Protocol):
     """Turns a question into a streamed answer, remembering the conversation."""
 
+    @property
+    def model_name(self) -> str:
+        """The model's file name, for logs and status."""
+        ...
+
+    @property
+    def model_path(self) -> Path:
+        """Where the model's file is."""
+        ...
+
+    @property
+    def threads(self) -> tuple[int, int]:
+        """Threads used to decode and to evaluate the prompt."""
+        ...
+
+    @property
+    def stats(self) -> GenerationStats:
+        """Timings of the last answer."""
+        ...
+
+    def fit_question(self, question: str) -> FittedQuestion:
+        """The question as the model will take it: whitespace collapsed, cut to the longest question it takes."""
+        ...
+
     def respond(self, question: str, cancel: threading.Event | None = None) -> Iterator[str]:
         """Yield the answer's text piece by piece; stops within one token once `cancel` is set."""
+        ...
+
+    def warm_up(self) -> None:
+        """Evaluate the system prompt now, so the next question only pays for its own tokens."""
+        ...
+
+    def cool_down(self) -> None:
+        """Drop everything evaluated, the system prompt too (measures what warm_up saves)."""
         ...
 
     def forget(self) -> None:
@@ -65,6 +159,18 @@ class Responder(Protocol):
 
     def truncate_last_answer(self, spoken: str) -> None:
         """Remember only `spoken` of the last answer (the user interrupted the rest)."""
+        ...
+
+    def remembered(self) -> tuple[Exchange, ...]:
+        """The conversation, oldest exchange first."""
+        ...
+
+    def remember(self, exchanges: tuple[Exchange, ...]) -> None:
+        """Put exchanges back into the conversation (after a restart)."""
+        ...
+
+    def close(self) -> None:
+        """Free the model."""
         ...
 
 
@@ -78,6 +184,10 @@ class TextToSpeech(Protocol):
 
     def synthesize(self, text: str) -> Iterator[bytes]:
         """Yield mono int16 audio chunks for `text`, one or more per sentence."""
+        ...
+
+    def close(self) -> None:
+        """Free the voice."""
         ...
 
 
@@ -141,6 +251,10 @@ class AudioSink(Protocol):
         """Block until everything queued has played; False on timeout."""
         ...
 
+    def close(self) -> None:
+        """Stop playing and release the device (or finish the file)."""
+        ...
+
 
 class WakeWordDetector(Protocol):
     """Listens for one wake phrase."""
@@ -157,3 +271,24 @@ class WakeWordDetector(Protocol):
     def reset(self) -> None:
         """Forget what was heard so far (after a detection or a turn)."""
         ...
+
+    def close(self) -> None:
+        """Free the model."""
+        ...
+
+
+@dataclass(frozen=True)
+class Engines:
+    """Everything the turn drives, behind its ports."""
+
+    stt: SpeechToText
+    responder: Responder
+    tts: TextToSpeech
+    vad: VoiceActivityDetector
+    wake: WakeWordDetector | None
+
+    def close(self) -> None:
+        """Free every engine's model."""
+        for engine in (self.wake, self.tts, self.stt, self.responder):
+            if engine is not None:
+                engine.close()

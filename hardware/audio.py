@@ -158,6 +158,12 @@ class WavFileSource:
         """Stop early."""
         self._closed.set()
 
+    def __enter__(self) -> WavFileSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
 
 class RawStreamSource:
     """Raw signed 16-bit little-endian PCM from a stream (e.g. stdin from `arecord -f S16_LE`)."""
@@ -181,6 +187,12 @@ class RawStreamSource:
     def close(self) -> None:
         """Stop after the current read."""
         self._closed.set()
+
+    def __enter__(self) -> RawStreamSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 class SoundDeviceSource:
@@ -247,6 +259,12 @@ class SoundDeviceSource:
         """Stop capturing."""
         self._closed.set()
         self._queue.put(None)
+
+    def __enter__(self) -> SoundDeviceSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 class _Player:
@@ -337,7 +355,10 @@ class WavFileSink(_PlayerSink):
 
     def __init__(self, path: Path, rate_hz: int, realtime: bool = True) -> None:
         self.path = path
-        self._wav = wave.open(str(path), "wb")  # noqa: SIM115 (closed by close(), after the playback thread)
+        # NOTE: the file is opened first: wave.open() of a path that cannot be created leaves a half-made writer
+        # whose finalizer prints a traceback after the real error.
+        self._file = path.open("wb")
+        self._wav = wave.open(self._file, "wb")  # noqa: SIM115 (closed by close(), after the playback thread)
         self._wav.setnchannels(1)
         self._wav.setsampwidth(2)
         self._wav.setframerate(rate_hz)
@@ -347,6 +368,13 @@ class WavFileSink(_PlayerSink):
         """Finish the file."""
         self._player.close()
         self._wav.close()
+        self._file.close()
+
+    def __enter__(self) -> WavFileSink:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 class SoundDeviceSink(_PlayerSink):
@@ -368,3 +396,9 @@ class SoundDeviceSink(_PlayerSink):
         """Close the device."""
         self._player.close()
         self._stream.close()
+
+    def __enter__(self) -> SoundDeviceSink:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -105,3 +105,9 @@ class ButtonInput:
     def close(self) -> None:
         """Release the pin."""
         self._button.close()
+
+    def __enter__(self) -> ButtonInput:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -138,3 +138,9 @@ class OledDisplay:
                 loop=0,
             )
         self._guard("cleanup", self._device.cleanup)
+
+    def __enter__(self) -> OledDisplay:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -235,6 +235,12 @@ class SerialLink:
         self._lost = True
         _LOGGER.warning("serial %s: unavailable (%s); reconnecting in the background", self.url, err)
 
+    def __enter__(self) -> SerialLink:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
 
 def _close_quietly(port: serial.SerialBase | None) -> None:
     if port is not None:

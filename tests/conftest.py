@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from daemon.cli.demo import spoken
+from daemon.cli.wavfile import Int16Array
 from daemon.config import Config, LlmConfig, ModelsConfig, TtsConfig
-from daemon.demo import spoken
-from daemon.ports import AUDIO_RATE_HZ
-from daemon.wavfile import Int16Array
+from daemon.ports import AUDIO_RATE_HZ, Engines
 
 # NOTE: set before llama.cpp starts OpenMP; the engine does the same, this only makes it explicit.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
@@ -58,8 +58,41 @@ def stt(dev_config: Config):  # type: ignore[no-untyped-def]
     return load_stt(dev_config)
 
 
+@pytest.fixture(scope="session")
+def short_llm(dev_config: Config):  # type: ignore[no-untyped-def]
+    """A second copy of the chat model with short answers, for tests that ask many questions."""
+    import dataclasses
+
+    from daemon.engines.load import load_llm
+
+    model = load_llm(dataclasses.replace(dev_config, llm=dataclasses.replace(dev_config.llm, max_answer_tokens=24)))
+    yield model
+    model.close()
+
+
+@pytest.fixture(scope="session")
+def quick_engines(engines: Engines, short_llm) -> Engines:  # type: ignore[no-untyped-def]
+    """The real engines with the short-answer model."""
+    import dataclasses
+
+    return dataclasses.replace(engines, responder=short_llm)
+
+
+@pytest.fixture(scope="session")
+def engines(llm, stt, tts, dev_config: Config) -> Engines:  # type: ignore[no-untyped-def]
+    """Every real engine of the dev profile, the wake word included."""
+    from daemon.engines.load import load_wake
+    from daemon.engines.vad import WebRtcVad
+
+    return Engines(stt=stt, responder=llm, tts=tts, vad=WebRtcVad(2), wake=load_wake(dev_config))
+
+
+Speech = Callable[..., Int16Array]
+"""text, lead_s=0.3, tail_s=0.5 -> 16 kHz int16 speech in the box's own voice, with silence around it."""
+
+
 @pytest.fixture
-def speech(tts) -> Iterator:  # type: ignore[no-untyped-def]
+def speech(tts) -> Iterator[Speech]:  # type: ignore[no-untyped-def]
     """A function: text -> 16 kHz int16 speech made by the real TTS, with silence around it."""
 
     def make(text: str, lead_s: float = 0.3, tail_s: float = 0.5) -> Int16Array:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from daemon.config import Config
-from daemon.selection import select
+from daemon.modelstore.select import select
 
 PROBE = Path(os.environ.get("TALKBOX_NEON_DIR", Path.home() / ".cache/talkbox/aarch64/neon-check"))
 PROMPT = "<|im_start|>user\nWhat is the capital of France?<|im_end|>\n<|im_start|>assistant\n"

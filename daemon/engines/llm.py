@@ -9,13 +9,13 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from daemon.config import LlmConfig
+from daemon.engines.history import Conversation, Message
 from daemon.errors import ConfigError, EngineError, ModelError
-from daemon.history import Conversation, Message
+from daemon.ports import Exchange, FittedQuestion, GenerationStats
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -26,36 +26,6 @@ PLAIN_TEMPLATE: Final = (
     "{% else %}Answer: {{ m.content }}\n\n{% endif %}{% endfor %}Answer:"
 )
 PLAIN_STOPS: Final = ("\nQuestion:", "\n\n")
-
-
-@dataclass
-class GenerationStats:
-    """Timings of the last answer."""
-
-    prompt_tokens: int = 0
-    """Tokens in the prompt, including remembered turns."""
-    evaluated_tokens: int = 0
-    """Prompt tokens actually evaluated (the rest came from the KV cache)."""
-    prompt_s: float = 0.0
-    """Seconds from the request to the first generated token."""
-    answer_tokens: int = 0
-    decode_s: float = 0.0
-    """Seconds spent generating after the first token."""
-    dropped_turns: int = 0
-    """Old exchanges forgotten to make this prompt fit."""
-    question_cut_from: int = 0
-    """Tokens the question had before it was cut to max_question_tokens (0: it was not cut)."""
-    cancelled: bool = False
-
-    @property
-    def decode_tokens_per_s(self) -> float:
-        """Generation speed after the first token."""
-        return (self.answer_tokens - 1) / self.decode_s if self.answer_tokens > 1 and self.decode_s else 0.0
-
-    @property
-    def prompt_tokens_per_s(self) -> float:
-        """Prompt evaluation speed."""
-        return self.evaluated_tokens / self.prompt_s if self.prompt_s else 0.0
 
 
 def thread_counts(config: LlmConfig, cores: int | None = None) -> tuple[int, int]:
@@ -112,41 +82,40 @@ class LlamaResponder:
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
         self._config = config
-        self.threads, self.batch_threads = thread_counts(config)
+        self._threads = thread_counts(config)
+        self._path = model_path
         started = time.monotonic()
         try:
             self._llm = llama_cpp.Llama(
                 model_path=str(model_path),
                 n_ctx=config.context_tokens,
                 n_batch=config.batch_tokens,
-                n_threads=self.threads,
-                n_threads_batch=self.batch_threads,
+                n_threads=self._threads[0],
+                n_threads_batch=self._threads[1],
                 seed=config.seed if config.seed >= 0 else llama_cpp.LLAMA_DEFAULT_SEED,
                 verbose=False,
             )
         except ValueError as err:  # llama.cpp reports every load failure as this bare ValueError
             raise ModelError("llm-model-corrupt", f"llama.cpp could not load {model_path}: {err}") from err
         self.load_s = time.monotonic() - started
-        self.model_name = model_path.name
         meta: dict[str, Any] = self._llm.metadata
         template = meta.get("tokenizer.chat_template")
         self._stops: tuple[str, ...] = ()
         if not template:
             _LOGGER.warning("%s has no chat template (a base model?): using a plain Q/A prompt", model_path.name)
             template, self._stops = PLAIN_TEMPLATE, PLAIN_STOPS
-        vocab = self._llm._model  # the token texts the template needs
-        eos, bos = self._llm.token_eos(), self._llm.token_bos()
+        vocab = llama_cpp.llama_model_get_vocab(self._llm.model)  # the token texts the template needs
+
+        def text_of(token: int) -> str:
+            return "" if token == -1 else llama_cpp.llama_vocab_get_text(vocab, token).decode("utf-8")
+
         self._formatter = Jinja2ChatFormatter(
-            template=template,
-            eos_token=vocab.token_get_text(eos) if eos != -1 else "",
-            bos_token=vocab.token_get_text(bos) if bos != -1 else "",
+            template=template, eos_token=text_of(self._llm.token_eos()), bos_token=text_of(self._llm.token_bos())
         )
-        self._is_eog: Callable[[int], bool] = lambda tok: bool(llama_cpp.llama_vocab_is_eog(vocab.vocab, tok))
+        self._is_eog: Callable[[int], bool] = lambda tok: bool(llama_cpp.llama_vocab_is_eog(vocab, tok))
         self._conversation = Conversation()
-        self._lock = threading.Lock()
-        self._cut_from = 0
-        self.on_notice: Callable[[str], None] | None = None
-        """Told what the user should know (a question was cut); the box shows it. Called on the answering thread."""
+        self._lock = threading.Lock()  # the model: one generation at a time
+        self._memory = threading.Lock()  # the conversation: read and changed without waiting for a generation
         fixed = len(
             self._tokens([{"role": "system", "content": config.system_prompt}, {"role": "user", "content": ""}])
         )
@@ -157,46 +126,76 @@ class LlamaResponder:
                 f"plus max_question_tokens {config.max_question_tokens} and max_answer_tokens "
                 f"{config.max_answer_tokens}",
             )
-        self.stats = GenerationStats()
+        self._stats = GenerationStats()
         _LOGGER.info(
             "LLM %s loaded in %.2f s (n_ctx=%d, threads=%d/%d, OMP_WAIT_POLICY=%s)",
             model_path.name,
             self.load_s,
             config.context_tokens,
-            self.threads,
-            self.batch_threads,
+            *self._threads,
             os.environ.get("OMP_WAIT_POLICY"),
         )
 
     @property
-    def conversation(self) -> Conversation:
-        """What the model remembers."""
-        return self._conversation
+    def model_name(self) -> str:
+        """The model's file name."""
+        return self._path.name
+
+    @property
+    def model_path(self) -> Path:
+        """Where the model's file is."""
+        return self._path
+
+    @property
+    def threads(self) -> tuple[int, int]:
+        """Decode and prompt-evaluation threads."""
+        return self._threads
+
+    @property
+    def stats(self) -> GenerationStats:
+        """Timings of the last answer."""
+        return self._stats
 
     def forget(self) -> None:
         """Drop the conversation history."""
-        self._conversation.clear()
+        with self._memory:
+            self._conversation.clear()
 
     def truncate_last_answer(self, spoken: str) -> None:
         """Remember only what the user heard of the last answer."""
-        self._conversation.amend_last_answer(spoken)
+        with self._memory:
+            self._conversation.amend_last_answer(spoken)
+
+    def remembered(self) -> tuple[Exchange, ...]:
+        """The conversation, oldest exchange first."""
+        with self._memory:
+            return self._conversation.exchanges()
+
+    def remember(self, exchanges: tuple[Exchange, ...]) -> None:
+        """Put exchanges back into the conversation."""
+        with self._memory:
+            for ex in exchanges:
+                self._conversation.add(ex.question, ex.answer)
+
+    def close(self) -> None:
+        """Free the model and its context."""
+        with self._lock:
+            self._llm.close()
 
     def _tokens(self, messages: list[Message]) -> list[int]:
         prompt = self._formatter(messages=messages).prompt  # type: ignore[arg-type]
         # NOTE: templates write their own BOS/special tokens, so tokenize with special=True and no extra BOS.
         return list(self._llm.tokenize(prompt.encode(), add_bos=False, special=True))
 
-    def _cut_question(self, question: str) -> str:
+    def fit_question(self, question: str) -> FittedQuestion:
+        """The question with whitespace collapsed, cut to max_question_tokens."""
+        question = " ".join(question.split())
         limit = self._config.max_question_tokens
         toks = self._llm.tokenize(question.encode(), add_bos=False)
         if len(toks) <= limit:
-            return question
-        _LOGGER.warning("question of %d tokens cut to %d", len(toks), limit)
-        self._cut_from = len(toks)
-        if self.on_notice is not None:
-            self.on_notice(f"Your question was too long: only its first {limit} tokens were used.")
+            return FittedQuestion(question, len(toks), len(toks))
         cut: str = self._llm.detokenize(toks[:limit]).decode("utf-8", errors="ignore")
-        return cut
+        return FittedQuestion(cut, len(toks), limit)
 
     def warm_up(self) -> None:
         """Evaluate the system prompt now, so the first question only pays for its own tokens."""
@@ -206,27 +205,35 @@ class LlamaResponder:
                 self._llm.reset()  # type: ignore[no-untyped-call]
                 self._llm.eval(tokens)
 
+    def cool_down(self) -> None:
+        """Drop everything evaluated, the system prompt too."""
+        with self._lock:
+            self._llm.reset()  # type: ignore[no-untyped-call]
+
     def respond(self, question: str, cancel: threading.Event | None = None) -> Iterator[str]:
         """Yield the answer to `question` piece by piece; remember the exchange when done or cancelled."""
-        question = " ".join(question.split())
-        if not question:
-            return
         with self._lock:
-            self._cut_from = 0
-            yield from self._respond_locked(self._cut_question(question), cancel or threading.Event())
+            fitted = self.fit_question(question)
+            if not fitted.text:
+                return
+            if fitted.cut:
+                _LOGGER.warning("question of %d tokens cut to %d", fitted.tokens, fitted.kept_tokens)
+            yield from self._respond_locked(fitted.text, cancel or threading.Event())
 
     def _respond_locked(self, question: str, cancel: threading.Event) -> Iterator[str]:
         cfg = self._config
-        before = len(self._conversation)
         budget = cfg.context_tokens - cfg.max_answer_tokens
-        messages, n_prompt = self._conversation.fit(cfg.system_prompt, question, lambda m: len(self._tokens(m)), budget)
+        with self._memory:
+            before = len(self._conversation)
+            messages, n_prompt = self._conversation.fit(
+                cfg.system_prompt, question, lambda m: len(self._tokens(m)), budget
+            )
+            dropped = before - len(self._conversation)
         tokens = self._tokens(messages)
-        stats = self.stats = GenerationStats(
-            prompt_tokens=n_prompt, dropped_turns=before - len(self._conversation), question_cut_from=self._cut_from
-        )
+        stats = self._stats = GenerationStats(prompt_tokens=n_prompt, dropped_turns=dropped)
         if stats.dropped_turns:
             _LOGGER.info("forgot %d old exchange(s) to fit the context", stats.dropped_turns)
-        cached = self._llm._input_ids[: self._llm.n_tokens].tolist()
+        cached = self._llm.input_ids[: self._llm.n_tokens].tolist()
         common = next(
             (i for i, (a, b) in enumerate(zip(cached, tokens, strict=False)) if a != b), min(len(cached), len(tokens))
         )
@@ -265,4 +272,5 @@ class LlamaResponder:
             stats.decode_s = end - first_at if first_at else 0.0
             text = "".join(answer).strip()
             if text:
-                self._conversation.add(question, text)
+                with self._memory:
+                    self._conversation.add(question, text)

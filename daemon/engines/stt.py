@@ -88,7 +88,6 @@ class VoskSpeechToText:
     """Vosk/Kaldi recogniser for one model directory."""
 
     engine = "vosk"
-    fallback_reason = ""
 
     def __init__(self, model_dir: Path) -> None:
         from vosk import Model, SetLogLevel
@@ -104,6 +103,9 @@ class VoskSpeechToText:
         """Start a new utterance."""
         return VoskStream(self._model, self.rate_hz)
 
+    def close(self) -> None:
+        """Nothing to free early: Vosk frees the model with its last reference."""
+
 
 class PocketsphinxStream:
     """One utterance through the shared PocketSphinx decoder."""
@@ -112,8 +114,17 @@ class PocketsphinxStream:
         self._decoder = decoder
         self._lock = lock
         self._partial = ""
+        self.open = True
+        """False once the utterance was ended (finished, or dropped for a newer one)."""
         with lock:
             decoder.start_utt()  # type: ignore[attr-defined]
+
+    def end(self) -> None:
+        """End the utterance without a transcript (the decoder is shared: the next one needs it)."""
+        with self._lock:
+            if self.open:
+                self.open = False
+                self._decoder.end_utt()  # type: ignore[attr-defined]
 
     def feed(self, pcm: bytes) -> str | None:
         """Take 16 kHz mono int16 audio; return the partial transcript when it changed."""
@@ -129,7 +140,9 @@ class PocketsphinxStream:
     def finish(self) -> Transcript:
         """End the utterance and return its final transcript with word timings."""
         with self._lock:
-            self._decoder.end_utt()  # type: ignore[attr-defined]
+            if self.open:
+                self.open = False
+                self._decoder.end_utt()  # type: ignore[attr-defined]
             hyp = self._decoder.hyp()  # type: ignore[attr-defined]
             segs = list(self._decoder.seg() or ())  # type: ignore[attr-defined]
         words = tuple(
@@ -149,8 +162,6 @@ class PocketsphinxSpeechToText:
     """CMU PocketSphinx with the English model bundled in its wheel."""
 
     engine = "pocketsphinx"
-    fallback_reason = ""
-    """Why this engine runs instead of the configured Vosk model (empty if it was chosen)."""
 
     def __init__(self, model_dir: Path) -> None:
         from pocketsphinx import Decoder
@@ -171,12 +182,19 @@ class PocketsphinxSpeechToText:
             raise ModelError("stt-model-corrupt", f"PocketSphinx could not load {model_dir}: {err}") from err
         # One decoder serves every stream: utterances are sequential on the box.
         self._lock = threading.Lock()
+        self._current: PocketsphinxStream | None = None
         # NOTE: the live cepstral mean carries over between utterances, so what was heard before changed what is
         # heard next; every utterance starts from the model's own mean instead (it adapts within a second).
         self._initial_cmn = self._decoder.get_cmn()
 
     def stream(self) -> SpeechStream:
-        """Start a new utterance (ends nothing else: streams must not overlap)."""
+        """Start a new utterance; one that was never finished (a cancelled question) is ended first."""
+        if self._current is not None:
+            self._current.end()
         with self._lock:
             self._decoder.set_cmn(self._initial_cmn)
-        return PocketsphinxStream(self._decoder, self._lock)
+        self._current = PocketsphinxStream(self._decoder, self._lock)
+        return self._current
+
+    def close(self) -> None:
+        """Nothing to free early: the decoder goes with its last reference."""

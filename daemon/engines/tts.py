@@ -124,6 +124,9 @@ class PiperTextToSpeech:
                 audio = self._run(run, self._syn)
                 yield audio + self._silence if k == len(runs) else audio
 
+    def close(self) -> None:
+        """Nothing to free early: the session goes with its last reference (its arena stays, process-wide)."""
+
     def _run(self, phonemes: list[str], syn: Any) -> bytes:
         """One onnxruntime run: phonemes in, int16 audio out, normalized and scaled as Piper does."""
         from piper import AudioChunk

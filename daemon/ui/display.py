@@ -7,11 +7,12 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Final, Protocol
 
 from PIL import Image
 
-from daemon.config_hardware import DisplayConfig
+from daemon.config import DisplayConfig
 from daemon.events import (
     AnswerFinished,
     AudioLevel,
@@ -22,6 +23,7 @@ from daemon.events import (
     ListeningStarted,
     Notice,
     PartialTranscript,
+    QuestionCut,
     SentenceSpoken,
     ShuttingDown,
     ThinkingStarted,
@@ -29,8 +31,10 @@ from daemon.events import (
     TranscriptReady,
     TurnEnded,
     TurnFailed,
+    TurnStarted,
 )
-from daemon.ui.screens import Screen, render
+from daemon.ui.screens import Kind, Screen, render
+from hardware.oled import OledDisplay
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -38,11 +42,13 @@ ANIMATION_S: Final = 0.25
 """Spinner, dots and scrolling advance this often."""
 NOTICE_S: Final = 2.5
 ERROR_S: Final = 6.0
+TYPED_ANSWER_S: Final = 6.0
+"""An answer that is not spoken (a typed question's) stays on screen this long."""
 SHIFT_EVERY_S: Final = 60.0
 """The idle screen moves by a pixel this often, so no pixel is lit for ever."""
 SHIFTS: Final = ((0, 0), (1, 0), (1, 1), (0, 1))
 DIM_CONTRAST: Final = 8
-ANIMATED: Final = frozenset({"listening", "thinking", "speaking"})
+ANIMATED: Final = frozenset({Kind.LISTENING, Kind.THINKING, Kind.SPEAKING})
 
 
 class Display(Protocol):
@@ -62,14 +68,16 @@ class DisplayController:
     def __init__(self, display: Display, config: DisplayConfig, clock: Callable[[], float] = time.monotonic) -> None:
         self._display, self._cfg, self._clock = display, config, clock
         self._cond = threading.Condition()
-        self._base = Screen("boot", text="Starting", progress=0.0)  # what to return to after a notice
-        self._ready = Screen("ready", text="Ready")
+        self._base = Screen(Kind.BOOT, text="Starting", progress=0.0)  # what to return to after a notice
+        self._ready = Screen(Kind.READY, text="Ready")
         self._overlay: Screen | None = None
         self._overlay_until = 0.0
         self._speaking_since = 0.0
         self._speaking_for = 1.0
         self._first_token_at = 0.0
         self._tokens = 0
+        self._typed_answer = False
+        self._typed_from = ""
         self._last_activity = clock()
         self._last_image: bytes = b""
         self._dimmed = self._blanked = False
@@ -92,50 +100,58 @@ class DisplayController:
         base = self._base
         match event:
             case BootProgress(step=step, fraction=fraction):
-                self._base = Screen("boot", text=step, progress=fraction)
+                self._base = Screen(Kind.BOOT, text=step, progress=fraction)
             case BoxReady(wake_phrase=phrase):
                 self._ready = Screen(
-                    "ready",
+                    Kind.READY,
                     text=f'Say "{phrase}"' if phrase else "Press the button",
                     detail="or hold the button and speak" if phrase else "and speak",
                 )
                 self._base = self._ready
             case ListeningStarted():
-                self._base = Screen("listening", level=0.0)
-            case AudioLevel(dbfs=dbfs) if base.kind == "listening":
+                self._base = Screen(Kind.LISTENING, level=0.0)
+            case AudioLevel(dbfs=dbfs) if base.kind is Kind.LISTENING:
                 self._base = dataclasses.replace(base, level=min(1.0, max(0.0, (dbfs + 60.0) / 60.0)))
-            case PartialTranscript(text=text) | TranscriptReady(text=text) if base.kind == "listening":
+            case PartialTranscript(text=text) | TranscriptReady(text=text) if base.kind is Kind.LISTENING:
                 self._base = dataclasses.replace(base, text=text)
-            case ThinkingStarted(question=question):
-                self._base = Screen("thinking", text=question)
+            case TurnStarted(trigger=trigger, spoken_answer=spoken_answer):
+                self._typed_from = "" if trigger.spoken else str(trigger)
+                self._typed_answer = bool(self._typed_from) and not spoken_answer
+            case ThinkingStarted(question=question):  # a typed question says where it came from until t/s show
+                self._base = Screen(Kind.THINKING, text=question, detail=self._typed_from)
                 self._tokens, self._first_token_at = 0, 0.0
-            case TokenGenerated() if base.kind == "thinking":
+            case QuestionCut(kept_tokens=kept):
+                text = f"Your question was too long: only its first {kept} tokens were used."
+                self._show_overlay(Screen(Kind.NOTICE, text=text), now)
+            case TokenGenerated() if base.kind is Kind.THINKING:
                 self._tokens += 1
                 self._first_token_at = self._first_token_at or now
                 elapsed = now - self._first_token_at
                 if elapsed > 0.3:
                     self._base = dataclasses.replace(base, detail=f"{(self._tokens - 1) / elapsed:.0f} t/s")
-            case AnswerFinished(tokens_per_s=rate) if base.kind == "thinking" and rate:
+            case AnswerFinished(text=text) if self._typed_answer:  # nothing is spoken: show what was written
+                self._show_overlay(Screen(Kind.NOTICE, title="Typed answer", text=text), now, TYPED_ANSWER_S)
+            case AnswerFinished(tokens_per_s=rate) if base.kind is Kind.THINKING and rate:
                 self._base = dataclasses.replace(base, detail=f"{rate:.0f} t/s")
             case SentenceSpoken(index=index, text=text, duration_s=duration):
-                self._base = Screen("speaking", text=text, detail=f"#{index + 1}")
+                self._base = Screen(Kind.SPEAKING, text=text, detail=f"#{index + 1}")
                 self._speaking_since, self._speaking_for = now, max(duration, 0.1)
             case TurnEnded(outcome=outcome):
                 self._base = self._ready
                 if outcome == "no-speech":
-                    self._show_overlay(Screen("notice", title="Listening", text="I didn't hear anything."), now)
+                    self._show_overlay(Screen(Kind.NOTICE, title="Listening", text="I didn't hear anything."), now)
             case TurnFailed(code=code, message=message):
-                self._show_overlay(Screen("error", title=code, text=message), now, ERROR_S)
+                self._show_overlay(Screen(Kind.ERROR, title=code, text=message), now, ERROR_S)
             case Fault(code=code, message=message, permanent=permanent):
-                error = Screen("error", title=code, text=message)
+                error = Screen(Kind.ERROR, title=code, text=message)
                 if permanent:
                     self._base, self._overlay = error, None
                 else:
                     self._show_overlay(error, now, ERROR_S)
             case Notice(text=text):
-                self._show_overlay(Screen("notice", text=text), now)
+                self._show_overlay(Screen(Kind.NOTICE, text=text), now)
             case ShuttingDown(reason=reason):
-                self._base, self._overlay = Screen("shutdown", text=reason or "Shutting down..."), None
+                self._base, self._overlay = Screen(Kind.SHUTDOWN, text=reason or "Shutting down..."), None
             case _:
                 pass
 
@@ -151,7 +167,7 @@ class DisplayController:
             return self._overlay
         screen = self._base
         tick = int(now / ANIMATION_S)
-        if screen.kind == "speaking":
+        if screen.kind is Kind.SPEAKING:
             return dataclasses.replace(screen, scroll=min(1.0, (now - self._speaking_since) / self._speaking_for))
         return dataclasses.replace(screen, tick=tick) if screen.kind in ANIMATED else screen
 
@@ -159,7 +175,7 @@ class DisplayController:
         """Render the current screen (shifted by a pixel now and then when idle)."""
         now = self._clock() if now is None else now
         screen = self.current(now)
-        shift = SHIFTS[int(now / SHIFT_EVERY_S) % len(SHIFTS)] if screen.kind == "ready" else (0, 0)
+        shift = SHIFTS[int(now / SHIFT_EVERY_S) % len(SHIFTS)] if screen.kind is Kind.READY else (0, 0)
         return render(screen, self._display.width, self._display.height, shift)
 
     def refresh(self, now: float | None = None) -> None:
@@ -167,8 +183,8 @@ class DisplayController:
         now = self._clock() if now is None else now
         idle = now - self._last_activity
         cfg = self._cfg
-        blank = bool(cfg.blank_after_s) and idle >= cfg.blank_after_s and self.current(now).kind == "ready"
-        dim = bool(cfg.dim_after_s) and idle >= cfg.dim_after_s and self.current(now).kind == "ready"
+        blank = bool(cfg.blank_after_s) and idle >= cfg.blank_after_s and self.current(now).kind is Kind.READY
+        dim = bool(cfg.dim_after_s) and idle >= cfg.dim_after_s and self.current(now).kind is Kind.READY
         if blank != self._blanked:
             self._display.blank(blank)
             self._blanked = blank
@@ -224,3 +240,21 @@ class DisplayController:
         if self._thread is not None:
             self._thread.join(timeout=2.0)
         self.refresh()
+
+
+def oled_for(d: DisplayConfig, frames_dir: Path | None = None) -> OledDisplay:
+    """The OLED the display settings describe (raises DisplayNotFound)."""
+    return OledDisplay.open(
+        d.driver,
+        interface=d.interface,
+        i2c_port=d.i2c_port,
+        i2c_address=d.i2c_address,
+        spi_port=d.spi_port,
+        spi_device=d.spi_device,
+        gpio_dc=d.gpio_dc,
+        gpio_reset=d.gpio_reset,
+        width=d.width,
+        height=d.height,
+        rotate=d.rotate,
+        frames_dir=frames_dir,
+    )

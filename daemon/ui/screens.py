@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import textwrap
 from dataclasses import dataclass
 from functools import cache
@@ -23,12 +24,24 @@ def font() -> ImageFont.ImageFont:
     return ImageFont.load_default_imagefont()
 
 
+class Kind(enum.StrEnum):
+    """The screens the box has."""
+
+    BOOT = "boot"
+    READY = "ready"
+    LISTENING = "listening"
+    THINKING = "thinking"
+    SPEAKING = "speaking"
+    ERROR = "error"
+    NOTICE = "notice"
+    SHUTDOWN = "shutdown"
+
+
 @dataclass(frozen=True)
 class Screen:
     """Everything a screen may show; each kind uses the fields it needs."""
 
-    kind: str
-    """boot, ready, listening, thinking, speaking, error, notice, shutdown."""
+    kind: Kind
     title: str = ""
     text: str = ""
     detail: str = ""
@@ -78,20 +91,20 @@ def render(screen: Screen, width: int = 128, height: int = 64, offset: tuple[int
     rows = _body_rows(height)
     top = TITLE_H + 1
     kind = screen.kind
-    if kind == "boot":
+    if kind is Kind.BOOT:
         pct = f"{round(screen.progress * 100)}%" if screen.progress >= 0 else ""
         _title(draw, width, "talkbox", pct)
         bar_rows = 1 if height > 32 else 0
         _lines(draw, top, wrap(screen.text, width)[: max(1, rows - bar_rows)])
         if screen.progress >= 0:
             _bar(draw, (0, height - 9, width - 1, height - 1), screen.progress)
-    elif kind == "ready":
+    elif kind is Kind.READY:
         dx, dy = offset
         lines = [screen.text, *wrap(screen.detail, width - 4)][:rows]
         draw.text((2 + dx, 2 + dy), "Ready", font=font(), fill=1)
         for i, line in enumerate(lines):
             draw.text((2 + dx, top + 2 + dy + i * LINE_H), line, font=font(), fill=1)
-    elif kind == "listening":
+    elif kind is Kind.LISTENING:
         _title(draw, width, "Listening" + "." * (screen.tick % 4))
         meter = 6 if screen.level >= 0 else 0
         if meter:
@@ -99,22 +112,22 @@ def render(screen: Screen, width: int = 128, height: int = 64, offset: tuple[int
         text_rows = _body_rows(height, meter + 1)
         lines = wrap(screen.text, width)[-text_rows:]  # the newest words stay in view
         _lines(draw, top + meter + 1, lines)
-    elif kind == "thinking":
+    elif kind is Kind.THINKING:
         _title(draw, width, "Thinking " + SPINNER[screen.tick % len(SPINNER)], screen.detail)
         _lines(draw, top, wrap(screen.text, width)[:rows])
-    elif kind == "speaking":
+    elif kind is Kind.SPEAKING:
         _title(draw, width, "Speaking", screen.detail)
         lines = wrap(screen.text, width)
         # Scroll in step with the audio: keep the line being spoken on screen.
         first = min(max(0, int(screen.scroll * len(lines)) - (rows - 1) // 2), max(0, len(lines) - rows))
         _lines(draw, top, lines[first : first + rows])
-    elif kind == "error":
+    elif kind is Kind.ERROR:
         _title(draw, width, "Error")
         _lines(draw, top, [screen.title[: width // CHAR_W], *wrap(screen.text, width)][:rows])
-    elif kind == "notice":
+    elif kind is Kind.NOTICE:
         _title(draw, width, screen.title or "talkbox")
         _lines(draw, top, wrap(screen.text, width)[:rows])
-    elif kind == "shutdown":
+    elif kind is Kind.SHUTDOWN:
         _title(draw, width, "talkbox")
         _lines(draw, top, wrap(screen.text or "Shutting down...", width)[:rows])
     return image

@@ -10,9 +10,9 @@ import pytest
 from daemon.config import LlmConfig
 from daemon.engines.llm import LlamaResponder
 from daemon.errors import ConfigError
-from daemon.gguf import read_header
-from daemon.modelstore import load_manifest, verify
-from daemon.quantize import quantize
+from daemon.modelstore.gguf import read_header
+from daemon.modelstore.manifest import load_manifest, verify
+from daemon.modelstore.quantize import quantize
 
 
 def test_answers_a_plain_question_in_its_own_chat_template(llm) -> None:  # type: ignore[no-untyped-def]
@@ -30,7 +30,7 @@ def test_follow_up_uses_the_conversation(llm) -> None:  # type: ignore[no-untype
     "".join(llm.respond("What is the capital of France?"))
     before = llm.stats
     "".join(llm.respond("And how many people live there?"))
-    assert len(llm.conversation) == 2
+    assert len(llm.remembered()) == 2
     # The remembered exchange is in the prompt, and its KV state was reused rather than re-evaluated.
     assert llm.stats.prompt_tokens > before.prompt_tokens
     assert llm.stats.evaluated_tokens < llm.stats.prompt_tokens
@@ -54,7 +54,7 @@ def test_cancel_stops_within_one_token(llm) -> None:  # type: ignore[no-untyped-
             cancel.set()
     assert after_cancel == []
     assert llm.stats.cancelled and llm.stats.answer_tokens <= 6
-    assert len(llm.conversation) == 1  # the part that was produced is remembered, nothing more
+    assert len(llm.remembered()) == 1  # the part that was produced is remembered, nothing more
 
 
 @pytest.fixture(scope="module")
@@ -73,23 +73,20 @@ def test_a_long_conversation_never_overflows_the_context(small_context: LlamaRes
         assert answer.strip()
         assert s.prompt_tokens + 48 <= 512
         dropped += s.dropped_turns
-    assert dropped > 0 and len(small_context.conversation) < 14
+    assert dropped > 0 and len(small_context.remembered()) < 14
 
 
-def test_an_over_long_question_is_cut_not_fatal_and_the_user_is_told(small_context: LlamaResponder) -> None:
+def test_an_over_long_question_is_cut_not_fatal(small_context: LlamaResponder) -> None:
     small_context.forget()
-    notices: list[str] = []
-    small_context.on_notice = notices.append
-    try:
-        answer = "".join(small_context.respond("Why is the sky blue? " * 400))
-        assert answer.strip()
-        assert small_context.stats.prompt_tokens <= 512 - 48
-        assert small_context.stats.question_cut_from > 64 * 10
-        assert notices == ["Your question was too long: only its first 64 tokens were used."]
-        "".join(small_context.respond("Why is the sky blue?"))
-        assert small_context.stats.question_cut_from == 0 and len(notices) == 1
-    finally:
-        small_context.on_notice = None
+    long = "Why is the sky blue? " * 400
+    fitted = small_context.fit_question(long)
+    assert fitted.cut and fitted.tokens > 64 * 10 and fitted.kept_tokens == 64
+    assert long.startswith(fitted.text) and len(fitted.text) < len(long)
+    answer = "".join(small_context.respond(long))
+    assert answer.strip()
+    assert small_context.stats.prompt_tokens <= 512 - 48
+    assert small_context.remembered()[-1].question == fitted.text
+    assert not small_context.fit_question("  Why is  the sky blue?").cut
 
 
 @pytest.mark.slow

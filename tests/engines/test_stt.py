@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from daemon.cli.wavfile import read_wav
 from daemon.engines.stt import VoskSpeechToText
-from daemon.modelstore import load_manifest, verify
+from daemon.modelstore.manifest import load_manifest, verify
 from daemon.ports import AUDIO_RATE_HZ
-from daemon.wavfile import read_wav
 from tests.conftest import feed
 
 QUESTION = "What is the weather like today?"

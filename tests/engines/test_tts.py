@@ -33,7 +33,7 @@ def test_the_voice_plans_no_memory_pattern_per_sentence_length() -> None:
 
 
 def test_a_sentence_of_long_numbers_is_spoken_in_bounded_parts(tts) -> None:  # type: ignore[no-untyped-def]
-    from daemon.sentences import LONG_NUMBERS
+    from daemon.turn.sentences import LONG_NUMBERS
 
     # Within the splitter's 100 characters, but 765 phonemes: 36 s of speech in one run (+730 MB) before.
     parts = [np.frombuffer(chunk, np.int16) for chunk in tts.synthesize(LONG_NUMBERS)]

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops
 
-from daemon.config_hardware import DisplayConfig
+from daemon.config import DisplayConfig
 from daemon.events import (
+    AnswerFinished,
     AudioLevel,
     BootProgress,
     BoxReady,
@@ -21,13 +22,17 @@ from daemon.events import (
     Fault,
     ListeningStarted,
     Notice,
+    Outcome,
     PartialTranscript,
+    QuestionCut,
     SentenceSpoken,
     ShuttingDown,
     ThinkingStarted,
     TokenGenerated,
+    Trigger,
     TurnEnded,
     TurnFailed,
+    TurnStarted,
 )
 from daemon.ui.display import DisplayController
 from hardware.oled import OledDisplay
@@ -66,7 +71,7 @@ SCENES: dict[str, tuple[list[Event], float]] = {
     ),
     "speaking-start": ([SentenceSpoken(turn=1, index=0, text=ANSWER, duration_s=8.0)], 0.0),
     "speaking-end": ([SentenceSpoken(turn=1, index=0, text=ANSWER, duration_s=8.0)], 7.9),
-    "no-speech": ([BoxReady(wake_phrase="Hey Jarvis"), TurnEnded(turn=1, outcome="no-speech")], 0.0),
+    "no-speech": ([BoxReady(wake_phrase="Hey Jarvis"), TurnEnded(turn=1, outcome=Outcome.NO_SPEECH)], 0.0),
     "turn-failed": ([TurnFailed(turn=1, code="llm-generation-failed", message="The language model failed.")], 0.0),
     "fault": (
         [
@@ -77,6 +82,26 @@ SCENES: dict[str, tuple[list[Event], float]] = {
         0.0,
     ),
     "forgotten": ([Notice(text="Conversation forgotten.")], 0.0),
+    "typed-question": (
+        [
+            TurnStarted(turn=3, trigger=Trigger.SERIAL, question="What is the capital of France?", spoken_answer=False),
+            ThinkingStarted(turn=3, question="What is the capital of France?"),
+        ],
+        0.0,
+    ),
+    "typed-answer": (
+        [
+            TurnStarted(turn=3, trigger=Trigger.SOCKET, question="What is the capital of France?", spoken_answer=False),
+            ThinkingStarted(turn=3, question="What is the capital of France?"),
+            AnswerFinished(turn=3, text=ANSWER, tokens=30, tokens_per_s=45.0, prompt_s=0.1),
+            TurnEnded(turn=3, outcome=Outcome.ANSWERED),
+        ],
+        0.0,
+    ),
+    "question-cut": (
+        [ThinkingStarted(turn=1, question="Why " * 300), QuestionCut(turn=1, tokens=900, kept_tokens=256)],
+        0.0,
+    ),
     "shutdown": ([ShuttingDown(reason="Shutting down. Wait for the light to go out.")], 0.0),
 }
 

@@ -1,0 +1,280 @@
+"""The composition root: the one place that builds the box from its config and runs it on one event loop.
+
+`Box.run()` shows start-up on the display, loads the models, opens the speaker, the turns, the button, the
+serial link and the control socket, then serves turns from the microphone until it ends or `stop()` is called.
+Everything it opens is closed, in the reverse order, by one exit stack.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from daemon.box.audio import frames_of, is_device, open_sink, open_source
+from daemon.box.parts import open_button, open_control, open_display, open_serial
+from daemon.config import Config
+from daemon.engines.load import load_engines
+from daemon.errors import InputError, TalkboxError, TransientError
+from daemon.events import BootProgress, BoxReady, Event, EventBus, Fault, ShuttingDown
+from daemon.ports import AudioSink, AudioSource, Engines
+from daemon.service.eventlog import EventLog
+from daemon.service.journal import TurnJournal
+from daemon.service.notify import Notifier, StatusMirror, status_text, watchdog_interval_s
+from daemon.service.statefile import StateStore, TurnSaver
+from daemon.service.watchdog import ProgressWatchdog
+from daemon.turn.keeper import TurnKeeper
+
+_LOGGER = logging.getLogger(__name__)
+
+
+@dataclass
+class RunOptions:
+    """Where audio comes from and goes to, and what to record."""
+
+    mic: str = ""
+    """A file, "-" or "alsa[:NAME]"; empty means the config's audio.input."""
+    speaker: str = ""
+    """A WAV file or "alsa[:NAME]"; empty means the config's audio.output."""
+    fast: bool = False
+    events: Path | None = None
+    frames_dir: Path | None = None
+    control_socket: bool = True
+    """Open the local control socket (off for a box that only plays a recording, like the demo)."""
+    signals: bool = False
+    """Stop on SIGTERM, SIGINT and SIGHUP (only where the box runs on the main thread)."""
+    subscribers: list[Callable[[Event], None]] = field(default_factory=list)
+
+
+class Box:
+    """Everything the running box owns; `run()` blocks until the microphone ends or `stop()` is called."""
+
+    def __init__(self, config: Config, options: RunOptions, engines: Engines | None = None) -> None:
+        self.config, self.options = config, options
+        self.engines = engines
+        """The models; loaded by run() unless given (a demo or a benchmark shares loaded ones)."""
+        self.bus = EventBus()
+        self.keeper: TurnKeeper | None = None
+        self.saver: TurnSaver | None = None
+        self._stack = contextlib.ExitStack()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping: asyncio.Event | None = None
+        self._stop_requested = threading.Event()
+        self._source: AudioSource | None = None
+        self.notifier = Notifier()
+        if self.notifier.active:
+            self.bus.subscribe(StatusMirror(self.notifier))
+        interval = watchdog_interval_s()
+        self.watchdog = ProgressWatchdog(self.notifier, interval) if interval else None
+        if self.watchdog is not None:
+            self.bus.subscribe(self.watchdog)
+        if options.events is not None:
+            self.bus.subscribe(self._stack.enter_context(EventLog(options.events)))
+        for subscriber in options.subscribers:
+            self.bus.subscribe(subscriber)
+        self._screen = self._open_display()
+
+    def emit(self, event: Event) -> None:
+        """Publish an event (through the turn keeper once it runs, so subscribers stay on the loop)."""
+        (self.keeper.emit if self.keeper is not None else self.bus.emit)(event)
+
+    def _open_display(self) -> Callable[[bool], None] | None:
+        opened = open_display(self.config.display, self.options.frames_dir)
+        if opened is None:
+            return None
+        controller, oled = opened
+        self.bus.subscribe(controller.on_event)
+        self._stack.callback(controller.stop)
+
+        def close(keep_image: bool) -> None:
+            oled.close(keep_image=keep_image)
+
+        return close
+
+    # -- running ------------------------------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Load, open everything and serve turns; returns when the microphone ends or the box is stopped."""
+        asyncio.run(self._main())
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stopping = asyncio.Event()
+        if self.options.signals:
+            for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+                self._loop.add_signal_handler(sig, self.stop)
+        if self._stop_requested.is_set():
+            return
+        async with contextlib.AsyncExitStack() as stack:
+            engines = await self._engines()
+            if self._stop_requested.is_set():
+                return
+            sink = await self._open_speaker(engines)
+            if sink is None:
+                return
+            stack.callback(sink.close)
+            keeper = self.keeper = TurnKeeper(
+                engines, sink, self.config.listen, self.bus, heartbeat=self._heartbeat if self.watchdog else None
+            )
+            keeper.start()
+            stack.push_async_callback(keeper.close)
+            stack.callback(keeper.stop_speaking)
+            self.bus.subscribe(TurnJournal(engines.responder.model_name))
+            self._restore_state(engines)
+            if (button := open_button(self.config.button, keeper)) is not None:
+                stack.enter_context(button)
+            if (chat := open_serial(self.config.serial, keeper, self.status)) is not None:
+                self.bus.subscribe(chat.on_event)
+                stack.callback(chat.stop)
+            if self.options.control_socket and (server := await open_control(keeper, self.status)) is not None:
+                self.bus.subscribe(server.on_event)
+                stack.push_async_callback(server.stop)
+            await self._hear(keeper)
+
+    async def _engines(self) -> Engines:
+        if self.engines is not None:
+            return self.engines
+        started = time.monotonic()
+
+        def progress(step: str, fraction: float) -> None:
+            self.bus.emit(BootProgress(step=step, fraction=fraction))
+
+        try:
+            # NOTE: on a thread, so the loop still takes a stop (SIGTERM) while a big model loads.
+            engines = self.engines = await asyncio.to_thread(load_engines, self.config, progress)
+        except TalkboxError as err:
+            self.bus.emit(Fault(code=err.code, message=err.message, permanent=True))
+            raise
+        self._stack.callback(engines.close)
+        _LOGGER.info("models ready in %.1f s", time.monotonic() - started)
+        return engines
+
+    async def _open_speaker(self, engines: Engines) -> AudioSink | None:
+        spec = self.options.speaker or self.config.audio.output
+        while not self._stop_requested.is_set():
+            try:
+                return open_sink(spec, engines.tts.sample_rate_hz, realtime=not self.options.fast)
+            except InputError as err:
+                if not is_device(spec):
+                    raise
+                await self._wait_for_device(err)
+        return None
+
+    async def _wait_for_device(self, err: TalkboxError) -> None:
+        """Show the fault and wait to retry (or until the box is stopped)."""
+        self.emit(Fault(code=err.code, message=err.message, permanent=False))
+        _LOGGER.warning("%s; retrying in %.0f s", err.message, self.config.audio.retry_s)
+        assert self._stopping is not None
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stopping.wait(), self.config.audio.retry_s)
+
+    async def _hear(self, keeper: TurnKeeper) -> None:
+        """Serve turns from the microphone; a lost device is shown and retried, a file ends the run."""
+        spec = self.options.mic or self.config.audio.input
+        started = time.monotonic()
+        ready = False
+        while not self._stop_requested.is_set():
+            try:
+                source = open_source(spec, realtime=not self.options.fast)
+            except InputError as err:
+                if not is_device(spec):
+                    raise
+                if not ready and time.monotonic() - started >= self.config.audio.startup_wait_s:
+                    raise TransientError("audio-device-missing", err.message) from err
+                await self._wait_for_device(err)
+                continue
+            if not ready:
+                ready = True
+                self._announce_ready(keeper)
+            # NOTE: no await between here and the check: a stop either finds this source to close, or has
+            # already been requested and is seen here (a stop during the ready announcement was once lost).
+            self._source = source
+            if self._stop_requested.is_set():
+                source.close()
+                break
+            try:
+                await keeper.hear(frames_of(source, keeper.listener))
+            except TalkboxError as err:
+                if err.code != "audio-device-lost" or not is_device(spec):
+                    raise
+                await self._wait_for_device(err)
+                continue
+            finally:
+                self._source = None
+                source.close()
+                if self.watchdog is not None:
+                    self.watchdog.done("audio")
+            if not is_device(spec):
+                break
+
+    def _heartbeat(self) -> None:
+        if self.watchdog is not None:
+            self.watchdog.beat("audio")
+
+    def _restore_state(self, engines: Engines) -> None:
+        store = StateStore(Path(self.config.state.dir).expanduser(), self.config.state.keep_history)
+        self.saver = TurnSaver(store, engines.responder)
+        self.saver.restore()
+        # NOTE: saved on the loop thread (a few kB with one fsync, only when the state changed), and before any
+        # other subscriber hears of the turn's end: whoever sees a TurnEnded may rely on it being on the card.
+        self.bus.subscribe(self.saver.on_event, first=True)
+        self._stack.callback(self.saver.save)
+
+    def _announce_ready(self, keeper: TurnKeeper) -> None:
+        self.emit(BootProgress(step="Ready", fraction=1.0))
+        ready = BoxReady(wake_phrase=keeper.listener.wake_phrase)
+        self.emit(ready)
+        self.notifier.ready(status_text(ready) or "Ready")
+        if self.watchdog is not None:
+            self.watchdog.start()
+            self._stack.callback(self.watchdog.stop)
+
+    # -- from outside ---------------------------------------------------------------------------------------
+
+    def status(self) -> dict[str, object]:
+        """What the box is doing, for /status on the serial link and the control socket."""
+        keeper, engines = self.keeper, self.engines
+        return {
+            "state": keeper.state.value if keeper is not None else "starting",
+            "profile": self.config.models.profile,
+            "model": engines.responder.model_name if engines is not None else "",
+            "wake": keeper.listener.wake_phrase if keeper is not None else "",
+        }
+
+    def stop(self) -> None:
+        """Ask `run()` to return (any thread, or a signal): the answer is cut, the microphone closed."""
+        self._stop_requested.set()
+        self.notifier.stopping()
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has already finished
+                loop.call_soon_threadsafe(self._on_stop)
+
+    def _on_stop(self) -> None:
+        if self._stopping is not None:
+            self._stopping.set()
+        if self.keeper is not None:
+            self.keeper.stop_speaking()
+        if self._source is not None:
+            self._source.close()
+
+    def close(self, reason: str = "", keep_screen: bool = False) -> None:
+        """Say goodbye on the display (or keep a fault readable) and release everything run() opened."""
+        if not keep_screen:
+            self.bus.emit(ShuttingDown(reason=reason or "Stopped."))
+        with contextlib.suppress(Exception):
+            self._stack.close()
+        if self._screen is not None:
+            self._screen(keep_screen)
+
+    def __enter__(self) -> Box:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,1 @@
+"""Ways to reach the box besides speaking: the serial link and the local control socket."""

@@ -1,0 +1,176 @@
+"""The local control socket: programs on the box ask questions, read the status and follow events in JSON lines.
+
+It runs on the box's event loop; a question asked here is a turn of the box like a spoken one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import grp
+import logging
+import os
+import socket
+from pathlib import Path
+from typing import Final
+
+from daemon.channels.control_session import Session, SessionContext, hung_up
+from daemon.channels.turns import Status, Turns, event_line
+from daemon.errors import TalkboxError
+from daemon.events import Event
+
+_LOGGER = logging.getLogger(__name__)
+
+PROBE_TIMEOUT_S: Final = 1.0
+STOP_TIMEOUT_S: Final = 5.0
+PEER_CHECK_S: Final = 0.2
+"""How often clients that are not being read (mid-answer, following events) are checked for having left."""
+
+
+class ControlServer:
+    """Answers JSON-line requests on a Unix socket, on the event loop it is started on."""
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        turns: Turns,
+        status: Status,
+        mode: int = 0o660,
+        group: str | None = None,
+        max_request_bytes: int = 8192,
+    ) -> None:
+        self.path = path
+        self._mode, self._group = mode, group
+        self._context = SessionContext(turns, status, max_request_bytes, self._follow, self._unfollow)
+        self._sessions: set[Session] = set()
+        self._subscribers: set[Session] = set()  # changed only on the loop
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._server: asyncio.Server | None = None
+        self._watcher: asyncio.Task[None] | None = None
+        self._inode: int | None = None  # of our socket file, so stop() never removes another daemon's
+
+    async def start(self) -> None:
+        """Listen on the socket; raise TalkboxError if it cannot, or if another daemon answers there."""
+        try:
+            sock = _bind(self.path, self._mode)
+            self._inode = os.stat(self.path).st_ino
+        except OSError as err:
+            message = f"cannot open the control socket {self.path}: {err.strerror or err}"
+            raise TalkboxError("control-socket-failed", message) from err
+        if self._group is not None:
+            _set_group(self.path, self._group)
+        self._loop = asyncio.get_running_loop()
+        # NOTE: the reader's limit bounds a request line: a longer one raises LimitOverrunError, it is never buffered.
+        try:
+            self._server = await asyncio.start_unix_server(
+                self._serve, sock=sock, limit=self._context.max_request_bytes
+            )
+        except BaseException:
+            sock.close()
+            await self.stop()
+            raise
+        self._watcher = asyncio.create_task(self._watch_peers())
+        _LOGGER.info("control socket listening on %s", self.path)
+
+    async def stop(self) -> None:
+        """Close the socket and every client, and remove the socket file; calling it again does nothing."""
+        self._loop = None
+        if self._watcher is not None:
+            self._watcher.cancel()
+            self._watcher = None
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+        if tasks := [task for session in self._sessions if (task := session.close()) is not None]:
+            await asyncio.wait(tasks, timeout=STOP_TIMEOUT_S)
+        with contextlib.suppress(FileNotFoundError):
+            if self.path.lstat().st_ino == self._inode:
+                self.path.unlink()
+
+    def on_event(self, event: Event) -> None:
+        """Send `event` to every client following events (any thread); never blocks the caller."""
+        loop = self._loop
+        if loop is None or not self._subscribers:
+            return
+        line = event_line(event)
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the server has stopped
+            loop.call_soon_threadsafe(self._fan_out, line)
+
+    def _fan_out(self, line: str) -> None:
+        for session in self._subscribers:
+            session.offer(line)
+
+    def _follow(self, session: Session) -> None:
+        self._subscribers.add(session)
+
+    def _unfollow(self, session: Session) -> None:
+        self._subscribers.discard(session)
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        session = Session(self._context, reader, writer)
+        self._sessions.add(session)
+        try:
+            await session.run()
+        finally:
+            self._sessions.discard(session)
+            self._subscribers.discard(session)
+
+    async def _watch_peers(self) -> None:
+        """One watch for every client that is not being read: a reading client sees its end by itself."""
+        # NOTE: nothing is read mid-answer or while events stream, so no EOF is seen then; one poll() for all
+        # such clients replaces a timer per client.
+        while True:
+            await asyncio.sleep(PEER_CHECK_S)
+            busy = [s for s in self._sessions if s.busy and not s.gone]
+            if busy:
+                gone = hung_up([s.fileno() for s in busy])
+                for session in busy:
+                    if session.fileno() in gone or session.fileno() < 0:
+                        session.leave()
+
+
+def _bind(path: Path, mode: int) -> socket.socket:
+    """A socket bound at `path` with `mode`, replacing a dead daemon's socket file but never a live one's."""
+    path.parent.mkdir(mode=0o750, parents=True, exist_ok=True)
+    if path.parent.stat().st_uid != os.getuid():  # e.g. a /tmp fallback directory made by another user first
+        raise TalkboxError("control-socket-failed", f"{path.parent} belongs to another user; not using it")
+    if path.is_socket():
+        if _answers(path):
+            raise TalkboxError("control-socket-in-use", f"another talkbox daemon answers on {path}; stop it first")
+        _LOGGER.info("removing the stale control socket %s", path)
+        path.unlink(missing_ok=True)
+    elif path.exists() or path.is_symlink():
+        raise TalkboxError("control-socket-failed", f"{path} exists and is not a socket; not replacing it")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind(os.fspath(path))
+        os.chmod(path, mode)  # NOTE: before listen(), so no client ever connects through looser permissions
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def _answers(path: Path) -> bool:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(PROBE_TIMEOUT_S)
+        try:
+            probe.connect(os.fspath(path))
+        except ConnectionRefusedError:  # the file outlived its daemon
+            return False
+        except TimeoutError:  # NOTE: a daemon too busy to accept is alive all the same
+            pass
+        return True
+
+
+def _set_group(path: Path, group: str) -> None:
+    try:
+        gid = grp.getgrnam(group).gr_gid
+        if path.stat().st_gid == gid:  # the service's own group already: chown is filtered out under systemd
+            return
+        os.chown(path, -1, gid)
+    except KeyError:
+        _LOGGER.warning("no group %s: the control socket %s keeps its group", group, path)
+    except OSError as err:
+        _LOGGER.warning("cannot give the control socket %s to group %s: %s", path, group, err.strerror or err)

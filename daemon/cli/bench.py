@@ -1,0 +1,463 @@
+"""`talkbox bench`: the latency budget and the costs of every component, measured side by side in one run."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import math
+import os
+import statistics
+import time
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, cast
+
+import numpy as np
+
+from daemon.box.audio import frames_of
+from daemon.cli.demo import sequential_first_audio, speak_question, spoken
+from daemon.cli.measure import cpu_s, memory_bandwidth_gbs, memory_mb, pct, peak_rss_mb, reset_peak_rss, rss_mb
+from daemon.config import Config
+from daemon.engines.load import load_engines
+from daemon.events import (
+    AnswerFinished,
+    BargeSource,
+    Event,
+    EventBus,
+    ListeningEnded,
+    SentenceReady,
+    SpeakingStarted,
+    TokenGenerated,
+    TranscriptReady,
+    Trigger,
+)
+from daemon.ports import AUDIO_RATE_HZ, AudioSink, Engines
+from daemon.turn.keeper import TurnKeeper
+from daemon.turn.sentences import LONG_NUMBERS, LONGEST_SENTENCE
+from hardware.audio import WavFileSink, WavFileSource
+
+QUESTIONS: Final = (
+    "Why do we need sleep?",
+    "How do vaccines work?",
+    "What is the capital of France?",
+    "What causes the seasons?",
+    "What should I cook for dinner tonight?",
+)
+"""What people ask a voice assistant: how/why questions answered in two to four sentences, and one factoid.
+
+Chosen among questions the dev profile's PocketSphinx hears intact in the box's voice: a misheard question gets
+an answer to something else (often one line), which says nothing about the pipeline.
+"""
+QUICK_QUESTIONS: Final = 3
+DECODE_QUESTION: Final = "Tell me about the history of Paris."
+BENCH_SEED: Final = 1234
+"""A fixed sampling seed, so the streaming and the sequential run give the same answer to the same question."""
+DECODE_PAIRS: Final = 9
+"""Alternated pipeline/bare decode pairs: on 2 idle cores single pairs range over +-3 %, five were not enough."""
+CHUNK_S: Final = 0.1
+
+
+@dataclass
+class TurnTimes:
+    """One spoken turn through the pipeline, timed from the end of speech (seconds)."""
+
+    transcript: str = ""
+    stt_final_s: float = math.nan
+    first_token_s: float = math.nan
+    first_sentence_s: float = math.nan
+    first_audio_s: float = math.nan
+    first_sentence: str = ""
+    barge_in_s: float = 0.0
+
+
+def _warm(engines: Engines) -> None:
+    """Forget the conversation and leave only the system prompt evaluated, as a box is before a first question."""
+    engines.responder.forget()
+    engines.responder.warm_up()
+
+
+def _turn(engines: Engines, config: Config, mic: Path, out: Path, interrupt_after_s: float = 0.0) -> TurnTimes:
+    """One spoken turn through the real pipeline in real time; its timings (and barge-in, if interrupted)."""
+    times = TurnTimes()
+    end = [0.0]
+
+    def note(event: Event) -> None:
+        since_end = time.monotonic() - end[0]
+        match event:
+            case ListeningEnded():
+                end[0] = time.monotonic()
+            case TranscriptReady(text=text):
+                times.transcript, times.stt_final_s = text, since_end
+            case TokenGenerated() if math.isnan(times.first_token_s):
+                times.first_token_s = since_end
+            case SentenceReady(index=0, text=text):
+                times.first_sentence, times.first_sentence_s = text, since_end
+            case SpeakingStarted(latency_s=latency):
+                times.first_audio_s = latency
+                if interrupt_after_s:  # the button, pressed while the box speaks
+                    asyncio.get_running_loop().call_later(interrupt_after_s, keeper.barge_in, BargeSource.BUTTON)
+
+    bus = EventBus()
+    bus.subscribe(note)
+    sink = WavFileSink(out, engines.tts.sample_rate_hz)
+    listen = dataclasses.replace(config.listen, follow_up_s=0.0, chime=False)
+    keeper = TurnKeeper(engines, sink, listen, bus)
+    _warm(engines)
+    try:
+        asyncio.run(keeper.run(frames_of(WavFileSource(mic), keeper.listener)))
+    finally:
+        sink.close()
+    engines.responder.forget()
+    times.barge_in_s = keeper.last_barge_in_s
+    return times
+
+
+def _first_audio(
+    engines: Engines, config: Config, out: Path, questions: tuple[str, ...], say: Callable[[str], None]
+) -> dict[str, Any]:
+    """End of speech to first audio, streaming and sequential, on the same transcript and the same answer."""
+    rows = []
+    for i, question in enumerate(questions):
+        mic = speak_question(engines.tts, out / f"q{i}.wav", question)
+        turn = _turn(engines, config, mic, out / f"a{i}.wav")
+        _warm(engines)
+        sequential = sequential_first_audio(engines, question, heard=turn.transcript)
+        rows.append(dataclasses.asdict(turn) | {"question": question, "sequential_s": sequential})
+        say(
+            f"  {question!r} heard as {turn.transcript!r}: first audio streaming {turn.first_audio_s:.2f} s, "
+            f"sequential {sequential:.2f} s; first chunk {turn.first_sentence!r}"
+        )
+    streaming = [r["first_audio_s"] for r in rows]
+    sequential_s = [r["sequential_s"] for r in rows]
+    return {
+        "streaming_p50": statistics.median(streaming),
+        "streaming_p90": pct(streaming, 0.9),
+        "sequential_p50": statistics.median(sequential_s),
+        "sequential_p90": pct(sequential_s, 0.9),
+        "ratio_p50": statistics.median(streaming) / statistics.median(sequential_s),
+        "ratio_paired_median": statistics.median(a / b for a, b in zip(streaming, sequential_s, strict=True)),
+        "stt_final_p50": statistics.median(r["stt_final_s"] for r in rows),
+        "first_token_p50": statistics.median(r["first_token_s"] for r in rows),
+        "first_sentence_p50": statistics.median(r["first_sentence_s"] for r in rows),
+        "turns": rows,
+    }
+
+
+def typed_turn(engines: Engines, sink: AudioSink, config: Config, question: str, bus: EventBus) -> None:
+    """One typed question answered out loud, through a turn of its own, on a loop of its own."""
+    keeper = TurnKeeper(engines, sink, config.listen, bus)
+
+    def stop_at_the_end(event: Event) -> None:
+        if isinstance(event, AnswerFinished):
+            keeper.stop_speaking()  # generation is over: the rest of the playback would only cost time
+
+    bus.subscribe(stop_at_the_end)
+
+    async def main() -> None:
+        keeper.start()
+        try:
+            await asyncio.wrap_future(keeper.ask(question, Trigger.SOCKET, speak=True))
+        finally:
+            await keeper.close()
+
+    asyncio.run(main())
+
+
+def _pipeline_decode(engines: Engines, config: Config, out: Path) -> tuple[float, int]:
+    """Decode tokens/s of a whole typed turn, spoken (LLM -> sentences -> TTS -> real-time speaker)."""
+    _warm(engines)
+    sink = WavFileSink(out / "decode.wav", engines.tts.sample_rate_hz)
+    try:
+        typed_turn(engines, sink, config, DECODE_QUESTION, EventBus())
+    finally:
+        sink.close()
+    engines.responder.forget()
+    stats = engines.responder.stats
+    return stats.decode_tokens_per_s, stats.answer_tokens
+
+
+def _bare_decode(bare: Any, config: Config) -> tuple[float, int]:
+    """Decode tokens/s of a bare llama_cpp.Llama chat completion of the decode question."""
+    cfg = config.llm
+    messages = [{"role": "system", "content": cfg.system_prompt}, {"role": "user", "content": DECODE_QUESTION}]
+    stamps = []
+    for chunk in bare.create_chat_completion(
+        messages=messages,
+        max_tokens=cfg.max_answer_tokens,
+        temperature=cfg.temperature,
+        top_p=cfg.top_p,
+        top_k=40,
+        min_p=0.05,
+        repeat_penalty=cfg.repeat_penalty,
+        seed=cfg.seed,
+        stream=True,
+    ):
+        if chunk["choices"][0]["delta"].get("content"):
+            stamps.append(time.monotonic())
+    rate = (len(stamps) - 1) / (stamps[-1] - stamps[0]) if len(stamps) > 2 else 0.0
+    return rate, len(stamps)
+
+
+def _decode(engines: Engines, config: Config, out: Path, repeats: int) -> dict[str, float]:
+    """In-pipeline vs bare decode, alternating which runs first, on the same prompt and seed; medians of pairs."""
+    import llama_cpp
+
+    decode_threads, batch_threads = engines.responder.threads  # same weights, same settings
+    bare = llama_cpp.Llama(
+        model_path=str(engines.responder.model_path),
+        n_ctx=config.llm.context_tokens,
+        n_batch=config.llm.batch_tokens,
+        n_threads=decode_threads,
+        n_threads_batch=batch_threads,
+        seed=config.llm.seed,
+        verbose=False,
+    )
+    runs: dict[str, list[tuple[float, int]]] = {"pipeline": [], "bare": []}
+    try:
+        for i in range(repeats):
+            for name in ("pipeline", "bare") if i % 2 == 0 else ("bare", "pipeline"):  # neither always goes first
+                pair = _pipeline_decode(engines, config, out) if name == "pipeline" else _bare_decode(bare, config)
+                runs[name].append(pair)
+    finally:
+        bare.close()
+    pipeline, plain = [r for r, _ in runs["pipeline"]], [r for r, _ in runs["bare"]]
+    ratios = [a / b for a, b in zip(pipeline, plain, strict=True) if b]
+    return {
+        "pipeline": statistics.median(pipeline),
+        "bare_llama": statistics.median(plain),
+        "ratio": statistics.median(ratios),
+        "ratio_min": min(ratios),
+        "ratio_max": max(ratios),
+        "runs": repeats,
+        "answer_tokens": statistics.median(n for _, n in runs["pipeline"]),
+        "bare_answer_tokens": statistics.median(n for _, n in runs["bare"]),
+    }
+
+
+def _system_prompt_effect(engines: Engines, question: str, repeats: int = 3) -> dict[str, float]:
+    """Seconds to the first token of a first question: system prompt evaluated at start (warm) vs not (cold)."""
+    warm: list[float] = []
+    cold: list[float] = []
+    for _ in range(repeats):
+        for prepare, into in ((engines.responder.cool_down, cold), (lambda: _warm(engines), warm)):
+            prepare()
+            stream = cast(Generator[str, None, None], engines.responder.respond(question))
+            next(stream, None)
+            stream.close()  # stop after the first piece: only the prompt is timed
+            into.append(engines.responder.stats.prompt_s)
+            engines.responder.forget()
+    return {"warm_s": statistics.median(warm), "cold_s": statistics.median(cold)}
+
+
+def _working_memory(engines: Engines) -> dict[str, float]:
+    """Peak RSS each engine adds for its biggest piece of work, MB, measured before anything else has run."""
+
+    def peak_of(work: Callable[[], object]) -> float:
+        if not reset_peak_rss():
+            return math.nan
+        before = rss_mb()
+        work()
+        return peak_rss_mb() - before
+
+    voice = peak_of(lambda: b"".join(engines.tts.synthesize(LONGEST_SENTENCE)))
+    numbers = peak_of(lambda: b"".join(engines.tts.synthesize(LONG_NUMBERS)))
+    speech = spoken(engines.tts, QUESTIONS[0])
+
+    def hear() -> None:
+        stream = engines.stt.stream()
+        stream.feed(speech.tobytes())
+        stream.finish()
+
+    stt = peak_of(hear)
+    llm = peak_of(lambda: "".join(engines.responder.respond(DECODE_QUESTION)))
+    engines.responder.forget()
+    return {"voice_longest_sentence": voice, "voice_long_numbers": numbers, "stt_utterance": stt, "llm_answer": llm}
+
+
+def _components(engines: Engines) -> dict[str, float]:
+    """Real-time factors of the speech engines on the same sentence."""
+    text = "The weather today is sunny with a light breeze. Tomorrow will bring some rain."
+    started = time.monotonic()
+    stream = engines.tts.synthesize(text)
+    first = next(stream)
+    first_s = time.monotonic() - started
+    audio = first + b"".join(stream)
+    tts_s = time.monotonic() - started
+    audio_s = len(audio) / 2 / engines.tts.sample_rate_hz
+    speech = spoken(engines.tts, text)
+    step = int(CHUNK_S * AUDIO_RATE_HZ)
+    stt = engines.stt.stream()
+    started = time.monotonic()
+    for i in range(0, len(speech), step):
+        stt.feed(speech[i : i + step].tobytes())
+    fed = time.monotonic()
+    stt.finish()
+    done = time.monotonic()
+    wake_rtf = 0.0
+    if engines.wake is not None:
+        started_w = time.monotonic()
+        for i in range(0, len(speech), step):
+            engines.wake.process(speech[i : i + step].tobytes())
+        wake_rtf = (time.monotonic() - started_w) / (len(speech) / AUDIO_RATE_HZ)
+    speech_s = len(speech) / AUDIO_RATE_HZ
+    return {
+        "tts_rtf": tts_s / audio_s,
+        "tts_first_chunk_s": first_s,
+        "stt_rtf": (done - started) / speech_s,
+        "stt_final_after_last_chunk_s": done - fed,
+        "wake_rtf": wake_rtf,
+    }
+
+
+def _idle_cpu(engines: Engines, config: Config, seconds: float, wake: bool, out: Path) -> float:
+    """Percent of one core used while nobody speaks."""
+    silence = out / "silence.wav"
+    import soundfile as sf
+
+    sf.write(silence, np.zeros(int(seconds * AUDIO_RATE_HZ), np.int16), AUDIO_RATE_HZ, subtype="PCM_16")
+    e = dataclasses.replace(engines, wake=engines.wake if wake else None)
+    listen = dataclasses.replace(config.listen, wake_word=wake)
+    sink = WavFileSink(out / "idle.wav", engines.tts.sample_rate_hz)
+    keeper = TurnKeeper(e, sink, listen, EventBus())
+    before, started = cpu_s(), time.monotonic()
+    try:
+        asyncio.run(keeper.run(frames_of(WavFileSource(silence, tail_silence_s=0), keeper.listener)))
+    finally:
+        sink.close()
+    return 100 * (cpu_s() - before) / (time.monotonic() - started)
+
+
+def run_bench(config: Config, out: Path, quick: bool = False, say: Callable[[str], None] = print) -> dict[str, Any]:
+    """Every figure of the benchmark, as one dictionary."""
+    out.mkdir(parents=True, exist_ok=True)
+    if config.llm.seed < 0:
+        config = dataclasses.replace(config, llm=dataclasses.replace(config.llm, seed=BENCH_SEED))
+    report: dict[str, Any] = {}
+    start, rss0 = time.monotonic(), rss_mb()
+    loads: dict[str, float] = {}
+    rss: dict[str, float] = {}
+    last = [time.monotonic(), rss_mb()]
+
+    def progress(step: str, fraction: float) -> None:
+        now, mem = time.monotonic(), rss_mb()
+        loads[step], rss[step] = now - last[0], mem - last[1]
+        last[:] = [now, mem]
+
+    engines = load_engines(config, progress)
+    progress("end", 1.0)
+    report["start_to_ready_s"] = time.monotonic() - start
+    steps = list(loads)
+    report["load_s"] = {steps[i]: loads[steps[i + 1]] for i in range(len(steps) - 1)}
+    report["rss_mb"] = {steps[i]: rss[steps[i + 1]] for i in range(len(steps) - 1)} | {"python+libraries": rss0}
+    report["memory_after_load_mb"] = memory_mb()
+    report["peak_rss_during_load_mb"] = peak_rss_mb()
+    report["working_memory_mb"] = _working_memory(engines)
+    say(f"models ready in {report['start_to_ready_s']:.1f} s")
+    questions = QUESTIONS[:QUICK_QUESTIONS] if quick else QUESTIONS
+    report["first_audio_s"] = _first_audio(engines, config, out, questions, say)
+    report["stt_end_of_speech_to_final_s"] = report["first_audio_s"]["stt_final_p50"]
+    story = speak_question(engines.tts, out / "story.wav", "Tell me a long story about a brave dragon.")
+    report["barge_in_s"] = _turn(engines, config, story, out / "story-answer.wav", interrupt_after_s=1.0).barge_in_s
+    report["memory_after_turns_mb"] = memory_mb()
+    # NOTE: the peak was reset before the working-memory probes, so it counts the turns (and the harness's own
+    # question audio and sequential runs) but not load's transient buffers, reported apart; the comparison
+    # model below would add its own.
+    report["peak_rss_mb"] = max(peak_rss_mb(), report["peak_rss_during_load_mb"])
+    report["system_prompt_first_token_s"] = _system_prompt_effect(engines, questions[0])
+    report["decode_tok_s"] = _decode(engines, config, out, 3 if quick else DECODE_PAIRS)
+    say("decode measured")
+    report["components"] = _components(engines)
+    idle_s = 10.0 if quick else 30.0
+    report["idle_cpu_pct"] = {
+        "push_to_talk": _idle_cpu(engines, config, idle_s, False, out),
+        "wake_word": _idle_cpu(engines, config, idle_s, True, out),
+    }
+    bandwidth = memory_bandwidth_gbs()
+    model = engines.responder.model_path.stat().st_size
+    report["decode_limit"] = {
+        "memory_gb_s": bandwidth,
+        "model_mb": model / 1e6,
+        "limit_tok_s": bandwidth * 1e9 / model,
+        "measured_tok_s": report["decode_tok_s"]["pipeline"],
+    }
+    report["model_plus_350_mb"] = model / 1e6 + 350
+    report["load_average"] = list(os.getloadavg())
+    return report
+
+
+def table(report: dict[str, Any]) -> str:
+    """The report as aligned lines, ratios first."""
+    fa, dec, comp, idle, lim = (
+        report[k] for k in ("first_audio_s", "decode_tok_s", "components", "idle_cpu_pct", "decode_limit")
+    )
+    warm, loaded, turns, work = (
+        report[k]
+        for k in ("system_prompt_first_token_s", "memory_after_load_mb", "memory_after_turns_mb", "working_memory_mb")
+    )
+    rows = [
+        ("end of speech -> first audio, streaming p50/p90", f"{fa['streaming_p50']:.2f} / {fa['streaming_p90']:.2f} s"),
+        (
+            "end of speech -> first audio, sequential p50/p90",
+            f"{fa['sequential_p50']:.2f} / {fa['sequential_p90']:.2f} s",
+        ),
+        (
+            "  streaming / sequential, same answer (median)",
+            f"{fa['ratio_paired_median']:.2f}  (p50/p50 {fa['ratio_p50']:.2f}; target <= 0.33)",
+        ),
+        (
+            "  streaming p50: transcript / 1st token / 1st chunk",
+            f"{fa['stt_final_p50']:.2f} / {fa['first_token_p50']:.2f} / {fa['first_sentence_p50']:.2f} s",
+        ),
+        (
+            "  1st token, system prompt warmed / cold",
+            f"{warm['warm_s']:.2f} / {warm['cold_s']:.2f} s",
+        ),
+        (
+            "decode in the pipeline / bare llama_cpp.Llama",
+            f"{dec['pipeline']:.1f} / {dec['bare_llama']:.1f} tok/s = {dec['ratio']:.2f}  (target >= 0.97)",
+        ),
+        (
+            f"  median of {dec['runs']} alternated pairs: range; tokens",
+            f"{dec['ratio_min']:.2f} .. {dec['ratio_max']:.2f}; "
+            f"{dec['answer_tokens']:.0f} / {dec['bare_answer_tokens']:.0f}",
+        ),
+        (
+            "decode limit from memory bandwidth",
+            f"{lim['limit_tok_s']:.0f} tok/s ({lim['memory_gb_s']:.1f} GB/s, {lim['model_mb']:.0f} MB model)",
+        ),
+        ("barge-in: button -> speaker silent", f"{report['barge_in_s'] * 1000:.0f} ms  (target <= 150 ms)"),
+        ("STT real-time factor", f"{comp['stt_rtf']:.3f}"),
+        ("end of speech -> final transcript", f"{report['stt_end_of_speech_to_final_s']:.2f} s"),
+        ("TTS real-time factor / first chunk", f"{comp['tts_rtf']:.3f} / {comp['tts_first_chunk_s']:.2f} s"),
+        ("wake word real-time factor", f"{comp['wake_rtf']:.4f}"),
+        (
+            "idle CPU, push-to-talk / wake word",
+            f"{idle['push_to_talk']:.1f}% / {idle['wake_word']:.1f}% of a core  (targets <= 1% / <= 10%)",
+        ),
+        ("start -> ready", f"{report['start_to_ready_s']:.1f} s"),
+        (
+            "peak RSS (anonymous + file-backed)",
+            f"{report['peak_rss_mb']:.0f} MB  (target <= {report['model_plus_350_mb']:.0f} MB)",
+        ),
+        ("  peak during load", f"{report['peak_rss_during_load_mb']:.0f} MB"),
+        (
+            "  peak added by: longest sentence / numbers / utterance / answer",
+            f"{work['voice_longest_sentence']:+.0f} / {work['voice_long_numbers']:+.0f} / "
+            f"{work['stt_utterance']:+.0f} / {work['llm_answer']:+.0f} MB",
+        ),
+        (
+            "  RSS after load: anonymous + file-backed",
+            f"{loaded['anonymous']:.0f} + {loaded['file']:.0f} = {loaded['rss']:.0f} MB",
+        ),
+        (
+            "  RSS after the turns: anonymous + file-backed",
+            f"{turns['anonymous']:.0f} + {turns['file']:.0f} = {turns['rss']:.0f} MB",
+        ),
+    ]
+    rows += [
+        (f"  load {step}", f"{seconds:.2f} s, {report['rss_mb'].get(step, 0):+.0f} MB RSS")
+        for step, seconds in report["load_s"].items()
+    ]
+    rows.append(("load average (1/5/15 min) at the end", " ".join(f"{v:.2f}" for v in report["load_average"])))
+    return "\n".join(f"{name:52} {value}" for name, value in rows)

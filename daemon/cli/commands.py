@@ -1,0 +1,275 @@
+"""What each `talkbox` subcommand does; the CLI only parses arguments and calls these."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Final
+
+import numpy as np
+
+from daemon import config as config_mod
+from daemon.cli.models import (
+    models_fetch,
+    models_list,
+    models_path,
+    models_quantize,
+    models_verify,
+)
+from daemon.cli.wavfile import read_wav, write_wav
+from daemon.config import Config
+from daemon.engines.load import load_llm, load_stt, load_tts
+from daemon.errors import EXIT_CONFIG, EXIT_OK, InputError, TalkboxError
+from daemon.ports import AUDIO_RATE_HZ
+from daemon.turn.speakable import speakable
+
+FEED_CHUNK_S: Final = 0.1
+"""Audio is fed to the recogniser in pieces this long, as a microphone would deliver it."""
+
+
+def _speak_to_wav(cfg: Config, text: str, out: Path) -> str:
+    """Synthesize `text` into `out`; return a line saying how much audio and how fast."""
+    tts = load_tts(cfg)
+    started = time.monotonic()
+    audio = b"".join(tts.synthesize(text))
+    elapsed = time.monotonic() - started
+    write_wav(out, audio, tts.sample_rate_hz)
+    seconds = len(audio) / 2 / tts.sample_rate_hz
+    return f"{seconds:.1f} s of audio into {out} (synthesized in {elapsed:.2f} s, RTF {elapsed / seconds:.2f})"
+
+
+def ask(cfg: Config, args: argparse.Namespace) -> int:
+    """Stream the answer to a question to stdout; optionally speak it into a WAV."""
+    if not args.text.strip():
+        raise InputError("input-empty", "the question is empty")
+    from daemon.channels.control_client import connect_if_running
+
+    client = None if args.local else connect_if_running()
+    if client is not None:  # the running box answers (its model is loaded and it remembers the conversation)
+        answer = "".join(_echo(client.ask(args.text, speak=args.speak))).strip()
+        if args.wav:
+            print(f"spoke {_speak_to_wav(cfg, speakable(answer) or 'No answer.', args.wav)}", file=sys.stderr)
+        return EXIT_OK
+    if args.speak:
+        raise InputError("input-invalid", "--speak needs the running box (to hear the answer here: --wav OUT)")
+    llm = load_llm(cfg)
+    answer = "".join(_echo(llm.respond(args.text))).strip()
+    s = llm.stats
+    if args.stats:
+        print(
+            f"model {llm.model_name}: load {llm.load_s:.2f} s; prompt {s.evaluated_tokens} tokens in "
+            f"{s.prompt_s:.2f} s ({s.prompt_tokens_per_s:.0f} tok/s); answer {s.answer_tokens} tokens at "
+            f"{s.decode_tokens_per_s:.1f} tok/s; threads {llm.threads[0]}/{llm.threads[1]}",
+            file=sys.stderr,
+        )
+    if args.wav:
+        spoken = speakable(answer) or "Sorry, I have no answer to that."
+        print(f"spoke {_speak_to_wav(cfg, spoken, args.wav)}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _echo(pieces: Iterator[str]) -> Iterator[str]:
+    """Print streamed pieces as they come, and pass them on."""
+    for piece in pieces:
+        sys.stdout.write(piece)
+        sys.stdout.flush()
+        yield piece
+    sys.stdout.write("\n")
+
+
+def status(cfg: Config, args: argparse.Namespace) -> int:
+    """What the running box is doing (through its control socket); exit 3 if it is not running."""
+    from daemon.channels.control_client import connect_if_running, default_socket_path
+
+    client = connect_if_running()
+    if client is None:
+        print(f"talkbox is not running (no answer on {default_socket_path()})")
+        return 3
+    state = client.status()
+    print(json.dumps(state) if args.json else "  ".join(f"{k}={v}" for k, v in state.items()))
+    return EXIT_OK
+
+
+def transcribe(cfg: Config, args: argparse.Namespace) -> int:
+    """Speech-to-text of a WAV file, streamed in microphone-sized pieces."""
+    audio = read_wav(args.wav, AUDIO_RATE_HZ)
+    stt = load_stt(cfg)
+    live = sys.stderr.isatty() and not args.json
+    step = int(AUDIO_RATE_HZ * FEED_CHUNK_S)
+    stream = stt.stream()
+    started = time.monotonic()
+    for i in range(0, len(audio), step):
+        partial = stream.feed(np.ascontiguousarray(audio[i : i + step]).tobytes())
+        if live and partial is not None:
+            sys.stderr.write(f"\r… {partial[-70:]:<72}")
+    result = stream.finish()
+    elapsed = time.monotonic() - started
+    if live:
+        sys.stderr.write("\r" + " " * 76 + "\r")
+    audio_s = len(audio) / AUDIO_RATE_HZ
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "text": result.text,
+                    "engine": stt.engine,
+                    "audio_s": round(audio_s, 3),
+                    "elapsed_s": round(elapsed, 3),
+                    "rtf": round(elapsed / audio_s, 4) if audio_s else None,
+                    "words": [
+                        {"word": w.text, "start_s": w.start_s, "end_s": w.end_s, "confidence": round(w.confidence, 3)}
+                        for w in result.words
+                    ],
+                },
+                ensure_ascii=False,
+            )
+        )
+    else:
+        print(result.text)
+    return EXIT_OK
+
+
+def say(cfg: Config, args: argparse.Namespace) -> int:
+    """Text-to-speech into a WAV file."""
+    text = speakable(args.text)
+    if not text:
+        raise InputError("input-empty", "there is nothing to say")
+    print(f"wrote {_speak_to_wav(cfg, text, args.wav)}", file=sys.stderr)
+    return EXIT_OK
+
+
+def run(cfg: Config, args: argparse.Namespace) -> int:
+    """Run the box until the microphone ends (a file) or SIGTERM; faults exit 78 (permanent) or 75."""
+    from daemon.box.root import Box, RunOptions
+    from daemon.cli.console import ConsoleView
+    from daemon.events import BoxReady, Event
+    from daemon.service.startguard import StartGuard
+
+    if args.no_wake:
+        cfg = dataclasses.replace(cfg, listen=dataclasses.replace(cfg.listen, wake_word=False))
+    guard = StartGuard()
+    guard.starting()
+
+    def ready(event: Event) -> None:
+        if isinstance(event, BoxReady):
+            guard.ready()
+
+    subscribers: list[Callable[[Event], None]] = [ready]
+    # Under systemd the journal already has the story; the live console view is for a person at a terminal.
+    if not os.environ.get("INVOCATION_ID"):
+        subscribers.append(ConsoleView())
+    options = RunOptions(
+        mic=args.mic, speaker=args.speaker, fast=args.fast, events=args.events, signals=True, subscribers=subscribers
+    )
+    box = Box(cfg, options)
+    try:
+        box.run()
+    except TalkboxError as err:
+        if err.exit_status != EXIT_CONFIG:
+            guard.ready()  # a transient exit (no microphone yet) is deliberate, not a crash
+        box.notifier.status(f"Error {err.code}: {err.message}")
+        box.close(keep_screen=err.exit_status == EXIT_CONFIG)
+        raise
+    guard.ready()
+    box.close()
+    return EXIT_OK
+
+
+def demo(cfg: Config, args: argparse.Namespace) -> int:
+    """One complete spoken turn on the default models, written into --out."""
+    from daemon.cli.demo import run_demo, sequential_first_audio
+    from daemon.engines.load import load_engines
+
+    started = time.monotonic()
+    engines = load_engines(cfg)
+    print(f"[models ready in {time.monotonic() - started:.1f} s]")
+    result = run_demo(engines, cfg, args.out, realtime=not args.fast, question=args.question)
+    print(f"\nwrote {result.question_wav}, {result.answer_wav} and {result.events}")
+    if args.compare and result.first_audio_s is not None:
+        baseline = sequential_first_audio(engines, args.question)
+        print(
+            f"first audio: streaming {result.first_audio_s:.2f} s vs sequential {baseline:.2f} s "
+            f"(ratio {result.first_audio_s / baseline:.2f})"
+        )
+    return EXIT_OK
+
+
+def bench(cfg: Config, args: argparse.Namespace) -> int:
+    """Run the benchmark and print the table (or JSON)."""
+    from daemon.cli.bench import run_bench, table
+
+    report = run_bench(cfg, args.out, args.quick, say=(lambda _: None) if args.json else print)
+    print(json.dumps(report, indent=2) if args.json else table(report))
+    return EXIT_OK
+
+
+def soak(cfg: Config, args: argparse.Namespace) -> int:
+    """Run many turns and check memory, fds, threads and turn times stay flat; exit 1 if a target fails."""
+    from daemon.cli.soak import run_soak, table
+
+    report = run_soak(cfg, args.turns, args.spoken, args.out, say=(lambda _: None) if args.json else print)
+    print(json.dumps(report, indent=2) if args.json else table(report))
+    return EXIT_OK if all(report["checks"].values()) else 1
+
+
+def doctor(cfg: Config, args: argparse.Namespace) -> int:
+    """Check every part; exit 1 if a required part fails."""
+    from daemon.cli.doctor import as_dicts, report, run_checks
+
+    checks = run_checks(cfg)
+    print(json.dumps(as_dicts(checks), indent=2) if args.json else report(checks))
+    return 1 if any(c.required and not c.ok for c in checks) else EXIT_OK
+
+
+def devices(cfg: Config, args: argparse.Namespace) -> int:
+    """List the audio devices sounddevice (PortAudio/ALSA) can see."""
+    import sounddevice as sd
+
+    found = sd.query_devices()
+    if not len(found):
+        print("no audio devices found (is the microphone/speaker plugged in? is the user in the audio group?)")
+        return EXIT_OK
+    default_in, default_out = sd.default.device
+    for i, d in enumerate(found):
+        marks = ("<in " if i == default_in else "") + ("<out" if i == default_out else "")
+        print(
+            f"{i:3} {d['name'][:40]:40} in {d['max_input_channels']:2} out {d['max_output_channels']:2} "
+            f"{int(d['default_samplerate']):6} Hz {marks}"
+        )
+    print('\nuse audio.input = "alsa:NAME" / audio.output = "alsa:NAME" with part of a name above')
+    return EXIT_OK
+
+
+def config_check(path: Path | None) -> int:
+    """Validate a config file (or the default one) and say so."""
+    cfg = config_mod.load(path)
+    where = path or (config_mod.DEFAULT_CONFIG_PATH if config_mod.DEFAULT_CONFIG_PATH.exists() else None)
+    print(f"{where or 'built-in defaults'}: ok (profile {cfg.models.profile}, context {cfg.llm.context_tokens} tokens)")
+    return EXIT_OK
+
+
+Handler = Callable[[Config, argparse.Namespace], int]
+HANDLERS: Final[dict[str, Handler]] = {
+    "ask": ask,
+    "status": status,
+    "transcribe": transcribe,
+    "say": say,
+    "run": run,
+    "demo": demo,
+    "bench": bench,
+    "soak": soak,
+    "doctor": doctor,
+    "devices": devices,
+    "models_list": models_list,
+    "models_verify": models_verify,
+    "models_fetch": models_fetch,
+    "models_quantize": models_quantize,
+    "models_path": models_path,
+}
+"""Each subcommand's function, by name (models actions as models_ACTION)."""

@@ -1,0 +1,258 @@
+"""`talkbox doctor`: check every part of the box, one line each, with a fix for what fails."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import platform
+import shutil
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Final
+
+import numpy as np
+
+from daemon.config import Config
+from daemon.errors import TalkboxError
+from daemon.modelstore.manifest import ROLES
+from daemon.modelstore.select import manifest_for, select
+
+MIN_FREE_DISK_BYTES: Final = 200 * 1024 * 1024
+RAM_MARGIN_BYTES: Final = 350 * 1024 * 1024
+"""Beyond the model files: runtimes, audio buffers, Python."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """One line of the report."""
+
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+    required: bool = True
+
+
+def _models(cfg: Config) -> list[Check]:
+    checks = []
+    for role in ROLES:
+        if role == "wake" and not cfg.listen.wake_word:
+            continue
+        started = time.monotonic()
+        try:
+            chosen = select(cfg, role)
+            note = f" (fallback: {chosen.fallback_reason})" if chosen.fallback_reason else ""
+            checks.append(
+                Check(f"{role} model", True, f"{chosen.name} verified in {time.monotonic() - started:.1f} s{note}")
+            )
+        except TalkboxError as err:
+            checks.append(Check(f"{role} model", False, err.message, "talkbox models fetch; talkbox models verify"))
+    return checks
+
+
+def _audio_in(cfg: Config) -> Check:
+    try:
+        import sounddevice as sd
+
+        device = cfg.audio.input.partition(":")[2] or None
+        info = sd.query_devices(device, "input")
+        rate = int(info["default_samplerate"])
+        audio = sd.rec(int(0.5 * rate), samplerate=rate, channels=1, dtype="int16", device=device, blocking=True)
+        rms = float(np.sqrt(np.mean(audio.astype(np.float32) ** 2))) or 1.0
+        return Check("audio in", True, f"{info['name']} at {rate} Hz, level {20 * np.log10(rms / 32768):.0f} dBFS")
+    except Exception as err:  # PortAudio reports missing devices in several ways
+        return Check("audio in", False, f"no microphone ({err})", "plug one in; see `talkbox devices`; audio.input")
+
+
+def _audio_out(cfg: Config) -> Check:
+    try:
+        import sounddevice as sd
+
+        device = cfg.audio.output.partition(":")[2] or None
+        info = sd.query_devices(device, "output")
+        with sd.RawOutputStream(samplerate=int(info["default_samplerate"]), channels=1, dtype="int16", device=device):
+            pass
+        return Check("audio out", True, f"{info['name']} at {int(info['default_samplerate'])} Hz")
+    except Exception as err:
+        return Check("audio out", False, f"no speaker ({err})", "plug one in; see `talkbox devices`; audio.output")
+
+
+def _display(cfg: Config) -> Check:
+    d = cfg.display
+    if d.driver == "none":
+        return Check("display", True, "disabled in the config", required=False)
+    from daemon.ui.display import oled_for
+    from hardware.oled import DisplayNotFound
+
+    try:
+        oled_for(d)
+        return Check("display", True, f"{d.driver} answers ({d.interface})", required=False)
+    except DisplayNotFound as err:
+        return Check("display", False, str(err), "check wiring and display.i2c_address (i2cdetect -y 1)", False)
+
+
+def _button(cfg: Config) -> Check:
+    b = cfg.button
+    if not b.enabled:
+        return Check("button", True, "disabled in the config", required=False)
+    from hardware.button import ButtonInput, ButtonUnavailable, pin_factory
+
+    try:
+        button = ButtonInput(b.pin, pull_up=b.pull_up, pin_factory=pin_factory(b.pin_factory))
+        state = "pressed" if button.is_pressed else "released"
+        button.close()
+        return Check("button", True, f"GPIO{b.pin} readable ({state})", required=False)
+    except (ButtonUnavailable, ImportError, OSError) as err:
+        return Check("button", False, str(err), "check button.pin and that the user is in the gpio group", False)
+
+
+def _serial(cfg: Config) -> Check:
+    s = cfg.serial
+    if not s.enabled:
+        return Check("serial", True, "disabled in the config", required=False)
+    import serial
+
+    try:
+        serial.serial_for_url(s.url, baudrate=s.baudrate, timeout=0).close()
+        return Check("serial", True, f"{s.url} opens at {s.baudrate} baud", required=False)
+    except (serial.SerialException, OSError, ValueError) as err:
+        return Check("serial", False, f"{s.url}: {err}", "check serial.url and the dialout group", False)
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """Silence what native code writes to file descriptor 2 (Python's own stderr is left alone)."""
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _cpu_info() -> str:
+    """llama.cpp's CPU features, after loading the kernels this core gets (the image's build picks at run time)."""
+    import ctypes
+
+    import llama_cpp
+
+    lib = Path(llama_cpp.__file__).parent / "lib"
+    # NOTE: the soname libllama links, not libggml.so: the wheel holds copies, and a second copy has its own registry.
+    for name in ("libggml.so.0", "libggml.so"):
+        if (lib / name).exists():
+            with _quiet_stderr():  # ggml logs each library it loads: noise in a report
+                ctypes.CDLL(str(lib / name)).ggml_backend_load_all()
+            break
+    return str(llama_cpp.llama_print_system_info().decode())
+
+
+def _cpu() -> Check:
+    info = _cpu_info().replace("CPU :", "|")
+    features = [f.split("=")[0].strip() for f in info.split("|") if f.strip().endswith("= 1")]
+    machine = platform.machine()
+    if machine in ("aarch64", "arm64"):
+        ok = "NEON" in features
+        return Check("cpu", ok, f"{machine}: {', '.join(features)}", "" if ok else "rebuild llama-cpp-python for NEON")
+    return Check("cpu", True, f"{machine}: {', '.join(features)}", required=False)
+
+
+def _service() -> Check:
+    if not shutil.which("systemctl"):
+        return Check("service", True, "no systemd here", required=False)
+    state = subprocess.run(
+        ["systemctl", "is-active", "talkbox.service"], capture_output=True, text=True, timeout=10
+    ).stdout.strip()
+    return Check(
+        "service",
+        state == "active",
+        f"talkbox.service is {state or 'unknown'}",
+        "sudo systemctl enable --now talkbox; journalctl -u talkbox",
+        required=False,
+    )
+
+
+def _root(mounts: Path = Path("/proc/self/mounts")) -> Check:
+    """Whether the card's root takes writes, or keeps them in RAM (the read-only root option)."""
+    fields = next((line.split() for line in mounts.read_text().splitlines() if line.split()[1:2] == ["/"]), [])
+    if fields[2:3] == ["overlay"]:
+        detail = "read-only card, writes go to RAM and are lost at power-off (change it: sudo overlayroot-chroot)"
+    elif "ro" in (fields[3].split(",") if len(fields) > 3 else []):
+        detail = "read-only"
+    else:
+        detail = f"writable {fields[2] if len(fields) > 2 else '?'}"
+    return Check("root", True, detail, required=False)
+
+
+def _resources(cfg: Config) -> list[Check]:
+    free = shutil.disk_usage(_existing(Path(cfg.models.dir).expanduser())).free
+    checks = [
+        Check(
+            "disk",
+            free >= MIN_FREE_DISK_BYTES,
+            f"{free / 1e9:.1f} GB free for models and state",
+            "free some space on the SD card",
+        )
+    ]
+    try:  # the size the manifest declares: the model was already verified above, no need to hash it again
+        manifest = manifest_for(cfg)
+        name = cfg.llm.model or manifest.profile(cfg.models.profile)["llm"]
+        model = sum(f.size for f in manifest.get(name).files) if name in manifest.models else Path(name).stat().st_size
+    except (TalkboxError, OSError):
+        model = 0
+    available = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    needed = model + RAM_MARGIN_BYTES
+    checks.append(
+        Check(
+            "memory",
+            available >= needed,
+            f"{available / 1e9:.1f} GB available, {needed / 1e9:.1f} GB needed",
+            'use a smaller model profile (models.profile = "pi4")',
+        )
+    )
+    return checks
+
+
+def _existing(path: Path) -> Path:
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
+
+
+def run_checks(cfg: Config) -> list[Check]:
+    """Every check, in the order a person would fix things."""
+    steps: list[Callable[[], list[Check] | Check]] = [
+        lambda: _models(cfg),
+        lambda: _audio_in(cfg),
+        lambda: _audio_out(cfg),
+        lambda: _display(cfg),
+        lambda: _button(cfg),
+        lambda: _serial(cfg),
+        _cpu,
+        _service,
+        _root,
+        lambda: _resources(cfg),
+    ]
+    checks: list[Check] = []
+    for step in steps:
+        result = step()
+        checks += result if isinstance(result, list) else [result]
+    return checks
+
+
+def report(checks: list[Check]) -> str:
+    """The human report: ✔/✘ per line, and how to fix what failed."""
+    lines = []
+    for c in checks:
+        mark = "✔" if c.ok else ("✘" if c.required else "!")
+        lines.append(f"{mark} {c.name:11} {c.detail}" + (f"\n    fix: {c.fix}" if not c.ok and c.fix else ""))
+    return "\n".join(lines)
+
+
+def as_dicts(checks: list[Check]) -> list[dict[str, object]]:
+    """The JSON report."""
+    return [asdict(c) for c in checks]

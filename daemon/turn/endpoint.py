@@ -1,0 +1,48 @@
+"""Decide when the user has finished speaking, from per-frame voice activity."""
+
+from __future__ import annotations
+
+from daemon.config import ListenConfig
+from daemon.events import EndReason
+
+
+class Endpointer:
+    """Turns a stream of speech/non-speech frames into one reason the utterance ended."""
+
+    def __init__(self, config: ListenConfig, push_to_talk: bool = False, no_speech_timeout_s: float = 0.0) -> None:
+        self._cfg = config
+        self.push_to_talk = push_to_talk
+        self._timeout = no_speech_timeout_s or config.no_speech_timeout_s
+        self._t = 0.0
+        self._run = 0.0  # seconds of consecutive voiced frames
+        self.speech_start = -1.0
+        self.last_speech = -1.0
+
+    @property
+    def speech_started(self) -> bool:
+        """True once voice lasted min_speech_s."""
+        return self.speech_start >= 0
+
+    @property
+    def speech_s(self) -> float:
+        """Seconds from the start of speech to the last voiced frame."""
+        return max(0.0, self.last_speech - self.speech_start) if self.speech_started else 0.0
+
+    def update(self, voiced: bool, frame_s: float) -> EndReason | None:
+        """Account for one frame; return silence, max-length or no-speech once the utterance is over."""
+        self._t += frame_s
+        self._run = self._run + frame_s if voiced else 0.0
+        if voiced and self.speech_started:
+            self.last_speech = self._t
+        if not self.speech_started and self._run >= self._cfg.min_speech_s:
+            self.speech_start = self._t - self._run
+            self.last_speech = self._t
+        if self.speech_started:
+            if self._t - self.speech_start >= self._cfg.max_utterance_s:
+                return EndReason.MAX_LENGTH
+            if not self.push_to_talk and self._t - self.last_speech >= self._cfg.trailing_silence_s:
+                return EndReason.SILENCE
+            return None
+        if self.push_to_talk:
+            return EndReason.MAX_LENGTH if self._t >= self._cfg.max_utterance_s else None
+        return EndReason.NO_SPEECH if self._t >= self._timeout else None

@@ -1,0 +1,180 @@
+"""The `talkbox` command end to end: real engines, and one clear line plus the right status on failure."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from daemon.cli.main import main
+from daemon.errors import EXIT_CONFIG, EXIT_DATAERR, EXIT_OK, EXIT_USAGE
+from daemon.service.eventlog import read_events
+from daemon.turn.speakable import speakable
+
+
+@pytest.fixture
+def cfg_file(tmp_path: Path) -> Path:
+    path = tmp_path / "talkbox.toml"
+    path.write_text(
+        f'[models]\ndir = "{tmp_path / "models"}"\n[llm]\ntemperature = 0.0\nseed = 1\n'
+        "[tts]\nnoise_scale = 0.0\nnoise_w = 0.0\n"
+    )
+    return path
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.slow
+def test_ask_streams_an_answer_and_speaks_it(
+    cfg_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wav = tmp_path / "answer.wav"
+    argv = ["--config", str(cfg_file), "ask", "How many days are in a week?", "--wav", str(wav), "--stats", "--local"]
+    status, answer, err = run(capsys, *argv)
+    assert status == EXIT_OK
+    assert "7" in answer or "seven" in answer.lower()
+    assert "tok/s" in err
+    # Hear what the box said: most of the answer's words come back out of the recogniser.
+    status, heard, _ = run(capsys, "transcribe", str(wav), "--config", str(cfg_file))
+    spoken = set(re.findall(r"[a-z']+", speakable(answer).lower()))
+    assert status == EXIT_OK
+    assert len(spoken & set(heard.split())) >= 0.6 * len(spoken), (answer, heard)
+
+
+def test_say_then_transcribe_closes_the_loop(
+    cfg_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wav = tmp_path / "said.wav"
+    assert (
+        run(
+            capsys, "say", "The quick brown fox jumps over the lazy dog.", "--wav", str(wav), "--config", str(cfg_file)
+        )[0]
+        == EXIT_OK
+    )
+    status, out, _ = run(capsys, "transcribe", str(wav), "--json", "--config", str(cfg_file))
+    result = json.loads(out)
+    assert status == EXIT_OK
+    assert {"quick", "brown", "fox", "lazy", "dog"} <= set(result["text"].split())
+    assert result["engine"] == "pocketsphinx" and result["rtf"] > 0  # reported; its size is for `talkbox bench`
+    assert [w["word"] for w in result["words"]] == result["text"].split()
+
+
+@pytest.mark.parametrize(
+    ("content", "code"),
+    [
+        (b"", "input-not-wav"),
+        (b"this is not audio at all", "input-not-wav"),
+        (None, "input-missing"),
+    ],
+)
+def test_bad_audio_input_exits_65(
+    content: bytes | None, code: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "in.wav"
+    if content is not None:
+        path.write_bytes(content)
+    status, out, err = run(capsys, "transcribe", str(path))
+    assert status == EXIT_DATAERR and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and str(path) in lines[0] and f"[{code}]" in lines[0]
+
+
+def test_invalid_config_exits_78_naming_the_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[llm]\ncontext_tokens = 1000\n")
+    for argv in (["config", "check", str(bad)], ["--config", str(bad), "ask", "hi"]):
+        status, _, err = run(capsys, *argv)
+        assert status == EXIT_CONFIG
+        assert "llm.context_tokens = 1000" in err and "multiple of 256" in err
+
+
+def test_config_check_accepts_a_good_file(cfg_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "config", "check", str(cfg_file))
+    assert status == EXIT_OK and "ok" in out
+
+
+def test_usage_errors_exit_2() -> None:
+    proc = subprocess.run([sys.executable, "-m", "daemon", "ask"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == EXIT_USAGE and "the following arguments are required: text" in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "daemon", "frobnicate"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == EXIT_USAGE
+
+
+def test_models_verify_and_path(cfg_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "--config", str(cfg_file), "models", "verify")
+    assert status == EXIT_OK and out.count("✔") == 4
+    status, out, _ = run(capsys, "--config", str(cfg_file), "models", "path", "llm")
+    assert status == EXIT_OK and out.strip().endswith("SmolLM2-135M-Instruct.Q4_1.gguf")
+    status, out, _ = run(capsys, "--config", str(cfg_file), "models", "verify", "qwen2.5-0.5b-instruct-q4_k_m")
+    assert status == EXIT_CONFIG and "talkbox models fetch qwen2.5-0.5b-instruct-q4_k_m" in out
+
+
+def test_models_list_json(cfg_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "--config", str(cfg_file), "models", "list", "--json")
+    rows = {r["name"]: r for r in json.loads(out)}
+    assert status == EXIT_OK
+    assert rows["smollm2-135m-instruct-q4_1"]["present"] and not rows["qwen2.5-1.5b-instruct-q4_k_m"]["present"]
+    assert rows["vosk-model-small-en-us-0.15"]["profiles"] == ["pi4", "pi5"]
+
+
+def test_fetch_refuses_a_malformed_pin(cfg_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run(
+        capsys,
+        "--config",
+        str(cfg_file),
+        "models",
+        "fetch",
+        "en_US-lessac-low",
+        "--pin",
+        "en_US-lessac-low.onnx.json=abc",
+    )
+    assert status == EXIT_DATAERR and "64 hex digits" in err
+
+
+def test_quantize_refuses_a_non_gguf(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "x.gguf"
+    src.write_bytes(b"PK\x03\x04" * 100)
+    status, _, err = run(capsys, "models", "quantize", str(src), str(tmp_path / "y.gguf"))
+    assert status == EXIT_DATAERR and "not a GGUF file" in err and not (tmp_path / "y.gguf").exists()
+
+
+@pytest.mark.slow
+def test_demo_runs_one_spoken_turn_and_writes_its_files(
+    cfg_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "demo"
+    status, stdout, _ = run(capsys, "--config", str(cfg_file), "demo", "--out", str(out), "--fast")
+    assert status == EXIT_OK
+    assert "you:  what is the capital of france" in stdout and "Paris" in stdout
+    assert "first audio" in stdout
+    events = read_events(out / "events.jsonl")
+    kinds = [e["event"] for e in events]
+    assert kinds[:3] == ["BootProgress", "BoxReady", "WakeWordDetected"] and kinds[-1] == "ShuttingDown"
+    assert [e["outcome"] for e in events if e["event"] == "TurnEnded"] == ["answered"]
+    assert len(list((out / "frames").glob("frame-*.png"))) >= 5 and (out / "frames" / "frames.gif").is_file()
+    assert all(a["t"] <= b["t"] for a, b in itertools.pairwise(events))
+    assert (out / "question.wav").stat().st_size > 0 and (out / "answer.wav").stat().st_size > 0
+
+
+@pytest.mark.slow
+def test_run_with_files_answers_and_logs(cfg_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    question = tmp_path / "q.wav"
+    assert run(capsys, "say", "Hey Jarvis. How many days are in a week?", "--wav", str(question))[0] == EXIT_OK
+    argv = ["run", "--mic", str(question), "--speaker", str(tmp_path / "a.wav"), "--events", str(tmp_path / "e.jsonl")]
+    status, stdout, _ = run(capsys, "--config", str(cfg_file), *argv, "--fast")
+    assert status == EXIT_OK and "you:" in stdout
+    assert [e["event"] for e in read_events(tmp_path / "e.jsonl")][-2:] == ["TurnEnded", "ShuttingDown"]
+
+
+def test_run_with_a_missing_microphone_file_exits_65(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run(capsys, "run", "--mic", str(tmp_path / "nope.wav"), "--speaker", str(tmp_path / "a.wav"))
+    assert status == EXIT_DATAERR and "nope.wav" in err

@@ -1,0 +1,57 @@
+"""`talkbox doctor` reports every part, one line each, and fails when a required part is missing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from daemon.cli.main import main
+
+
+def test_doctor_reports_each_part_with_a_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = tmp_path / "talkbox.toml"
+    cfg.write_text(
+        f'[models]\ndir = "{tmp_path}"\n[display]\ndriver = "dummy"\n[button]\npin_factory = "mock"\n'
+        '[serial]\nenabled = true\nurl = "loop://"\n[audio]\ninput = "alsa:no-such-microphone"\n'
+    )
+    status = main(["--config", str(cfg), "doctor", "--json"])
+    checks = {c["name"]: c for c in json.loads(capsys.readouterr().out)}
+    assert {
+        "llm model",
+        "stt model",
+        "tts model",
+        "wake model",
+        "audio in",
+        "audio out",
+        "display",
+        "button",
+        "serial",
+        "cpu",
+        "disk",
+        "memory",
+    } <= set(checks)
+    for role in ("llm", "stt", "tts", "wake"):
+        assert checks[f"{role} model"]["ok"], checks[f"{role} model"]
+    assert checks["display"]["ok"] and checks["button"]["ok"] and checks["serial"]["ok"]
+    assert not checks["audio in"]["ok"] and "talkbox devices" in checks["audio in"]["fix"]
+    assert status == 1  # a box without a microphone is not a working box
+
+
+def test_doctor_text_report_marks_failures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = tmp_path / "talkbox.toml"
+    cfg.write_text('[display]\ndriver = "none"\n[button]\nenabled = false\n[audio]\ninput = "alsa:nothing"\n')
+    main(["--config", str(cfg), "doctor"])
+    out = capsys.readouterr().out
+    assert "✔ llm model" in out and "✘ audio in" in out and "fix:" in out
+
+
+def test_doctor_says_when_the_root_keeps_writes_in_ram(tmp_path: Path) -> None:
+    from daemon.cli.doctor import _root
+
+    mounts = tmp_path / "mounts"
+    mounts.write_text("proc /proc proc rw 0 0\noverlayroot / overlay rw,lowerdir=/media/root-ro 0 0\n")
+    assert "lost at power-off" in _root(mounts).detail
+    mounts.write_text("/dev/mmcblk0p2 / ext4 rw,noatime 0 0\n")
+    assert _root(mounts).detail == "writable ext4"

@@ -1,0 +1,38 @@
+"""Conversation memory fits any budget by forgetting the oldest exchanges first."""
+
+from __future__ import annotations
+
+from daemon.engines.history import Conversation, Message
+
+
+def words(messages: list[Message]) -> int:
+    return sum(len(m["content"].split()) for m in messages)
+
+
+def test_fit_drops_oldest_first_until_it_fits() -> None:
+    conv = Conversation()
+    for i in range(10):
+        conv.add(f"question {i} " + "x " * 10, f"answer {i} " + "y " * 10)
+    msgs, n = conv.fit("be brief", "new question", words, budget=60)
+    assert n <= 60
+    assert msgs[0] == {"role": "system", "content": "be brief"}
+    assert msgs[-1] == {"role": "user", "content": "new question"}
+    kept = [m["content"].split()[1] for m in msgs[1:-1] if m["role"] == "user"]
+    assert kept == [str(i) for i in range(10 - len(kept), 10)]  # the newest survive, in order
+    assert 0 < len(conv) < 10
+
+
+def test_fit_with_an_oversized_question_keeps_nothing_old() -> None:
+    conv = Conversation()
+    conv.add("a", "b")
+    msgs, n = conv.fit("", "w " * 100, words, budget=10)
+    assert len(conv) == 0 and len(msgs) == 1 and n == 100
+
+
+def test_amend_last_answer_and_bounded_turns() -> None:
+    conv = Conversation(max_turns=3)
+    for i in range(5):
+        conv.add(f"q{i}", f"a{i}")
+    conv.amend_last_answer("a4 (cut)")
+    msgs = conv.messages("", "next")
+    assert [m["content"] for m in msgs] == ["q2", "a2", "q3", "a3", "q4", "a4 (cut)", "next"]

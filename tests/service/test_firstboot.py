@@ -1,0 +1,114 @@
+"""First boot on a temp tree: each step does its job once, a failed step does not stop the others."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from daemon.service import firstboot
+from daemon.service.firstboot import MARKER, System
+from daemon.ui.screens import Screen
+
+KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJ0bGn1ZrFmN1YwYqzJX9fK0Q0mXo9mY3n7t1z0wQx1 user@laptop"
+
+
+class Recorder:
+    """Runs nothing: answers like the real tools would for a card at /dev/mmcblk0p2."""
+
+    def __init__(self, fail: str = "") -> None:
+        self.calls: list[list[str]] = []
+        self._fail = fail
+
+    def __call__(self, argv: list[str]) -> subprocess.CompletedProcess[str]:
+        self.calls.append(argv)
+        out = {"findmnt": "/dev/mmcblk0p2\n", "lsblk": "mmcblk0\n", "growpart": "CHANGED: partition=2\n"}
+        code = 1 if argv[0] == self._fail else 0
+        return subprocess.CompletedProcess(argv, code, out.get(argv[0], ""), "boom" if code else "")
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """A root with just the files first boot reads."""
+    for d in ("etc/ssh", "boot/firmware", "sys/class/block/mmcblk0p2", "root", "proc"):
+        (tmp_path / d).mkdir(parents=True)
+    (tmp_path / "etc/machine-id").write_text("0123456789abcdef0123456789abcdef\n")
+    (tmp_path / "etc/hosts").write_text("127.0.0.1\tlocalhost\n127.0.1.1\ttalkbox\n")
+    (tmp_path / "etc/ssh/ssh_host_ed25519_key").write_text("a key every card shares\n")
+    (tmp_path / "sys/class/block/mmcblk0p2/partition").write_text("2\n")
+    (tmp_path / "proc/cpuinfo").write_text("processor\t: 0\nSerial\t\t: 10000000a1b2c3d4\n")
+    return tmp_path
+
+
+def test_first_boot_makes_the_box_unique_and_keeps_ssh_off(tree: Path) -> None:
+    runner = Recorder()
+    shown: list[Screen] = []
+    assert firstboot.run(System(tree, runner), shown.append) == 0
+    name = (tree / "etc/hostname").read_text().strip()
+    assert name.startswith("talkbox-") and len(name) == len("talkbox-") + 4
+    assert f"127.0.1.1\t{name}" in (tree / "etc/hosts").read_text()
+    assert "127.0.0.1\tlocalhost" in (tree / "etc/hosts").read_text()
+    assert oct((tree / "etc/hostname").stat().st_mode & 0o777) == "0o644"
+    assert not (tree / "etc/ssh/ssh_host_ed25519_key").exists(), "the shared host key must go"
+    assert ["ssh-keygen", "-A"] in runner.calls
+    assert ["growpart", "/dev/mmcblk0", "2"] in runner.calls
+    assert ["resize2fs", "/dev/mmcblk0p2"] in runner.calls
+    assert ["systemctl", "disable", "--now", "ssh.service"] in runner.calls
+    assert not (tree / "root/.ssh/authorized_keys").exists()
+    assert (tree / str(MARKER).lstrip("/")).exists()
+    assert [s.progress for s in shown] == [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+    assert not (tree / "etc/overlayroot.local.conf").exists(), "the root stays writable unless asked"
+
+
+def test_a_key_on_the_boot_partition_turns_ssh_on_for_that_key_only(tree: Path) -> None:
+    (tree / "boot/firmware/authorized_keys").write_text(f"# my laptop\n{KEY}\nnot a key at all\n")
+    runner = Recorder()
+    firstboot.run(System(tree, runner), lambda screen: None)
+    keys = tree / "root/.ssh/authorized_keys"
+    assert keys.read_text() == KEY + "\n"
+    assert oct(keys.stat().st_mode & 0o777) == "0o600"
+    assert ["systemctl", "enable", "ssh.service"] in runner.calls
+
+
+def test_the_name_is_stable_for_one_board_and_differs_between_boards(tree: Path) -> None:
+    system = System(tree, Recorder())
+    first = firstboot.box_name(system)
+    assert firstboot.box_name(system) == first
+    (tree / "proc/cpuinfo").write_text("Serial\t\t: 10000000ffffffff\n")
+    assert firstboot.box_name(system) != first
+
+
+def test_first_boot_runs_once(tree: Path) -> None:
+    firstboot.run(System(tree, Recorder()), lambda screen: None)
+    again = Recorder()
+    assert firstboot.run(System(tree, again), lambda screen: None) == 0
+    assert again.calls == []
+
+
+def test_a_failed_step_is_shown_and_the_others_still_run(tree: Path) -> None:
+    runner = Recorder(fail="resize2fs")
+    shown: list[Screen] = []
+    assert firstboot.run(System(tree, runner), shown.append) == 1
+    assert any(s.kind == "error" and "Growing storage" in s.text for s in shown)
+    assert ["ssh-keygen", "-A"] in runner.calls
+    assert (tree / "etc/hostname").exists()
+    assert "failed steps: 1" in (tree / str(MARKER).lstrip("/")).read_text()
+
+
+def test_a_read_only_root_is_turned_on_when_the_boot_partition_asks(tree: Path) -> None:
+    (tree / "boot/firmware/read-only-root").write_text("")
+    (tree / "usr/sbin").mkdir(parents=True)
+    (tree / "usr/sbin/overlayroot-chroot").write_text("#!/bin/sh\n")
+    assert firstboot.run(System(tree, Recorder()), lambda screen: None) == 0
+    conf = (tree / "etc/overlayroot.local.conf").read_text()
+    assert 'overlayroot="tmpfs:recurse=0"' in conf.splitlines()
+    assert (tree / "etc/hostname").exists(), "the writable first boot still keeps its name and keys"
+
+
+def test_a_read_only_root_without_overlayroot_is_a_failed_step_not_a_silent_one(tree: Path) -> None:
+    (tree / "boot/firmware/read-only-root").write_text("")
+    shown: list[Screen] = []
+    assert firstboot.run(System(tree, Recorder()), shown.append) == 1
+    assert any(s.kind == "error" and "Protecting the card" in s.text for s in shown)
+    assert not (tree / "etc/overlayroot.local.conf").exists()

@@ -1,0 +1,254 @@
+"""The box as a systemd service: a real NOTIFY_SOCKET, exit statuses, the watchdog and the unit file."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from daemon.errors import EXIT_CONFIG, EXIT_TEMPFAIL
+
+ROOT = Path(__file__).resolve().parents[2]
+UNIT = ROOT / "systemd" / "talkbox.service"
+
+
+class NotifySocket:
+    """What systemd listens on: a datagram socket, read continuously (as systemd does) by a thread."""
+
+    def __init__(self) -> None:
+        self.dir = tempfile.mkdtemp(dir="/tmp")  # AF_UNIX paths must stay short
+        self.path = os.path.join(self.dir, "notify")
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(self.path)
+        self.sock.settimeout(0.1)
+        self.messages: list[str] = []
+        self._closed = threading.Event()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        # NOTE: an unread datagram socket fills after a few messages and then blocks the sender.
+        while not self._closed.is_set():
+            try:
+                self.messages.append(self.sock.recv(4096).decode())
+            except TimeoutError:
+                continue
+
+    def wait_for(self, needle: str, timeout_s: float) -> list[str]:
+        """Wait until a message contains `needle`; fail after the timeout."""
+        deadline = time.monotonic() + timeout_s
+        while not any(needle in m for m in list(self.messages)):
+            assert time.monotonic() < deadline, f"no {needle!r} within {timeout_s} s; got {self.messages}"
+            time.sleep(0.05)
+        return list(self.messages)
+
+    def drain(self) -> list[str]:
+        """Everything received so far (give in-flight messages a moment)."""
+        time.sleep(0.3)
+        return list(self.messages)
+
+    def close(self) -> None:
+        self._closed.set()
+        self._reader.join(timeout=2)
+        self.sock.close()
+        os.unlink(self.path)
+        os.rmdir(self.dir)
+
+
+@pytest.fixture
+def notify() -> Iterator[NotifySocket]:
+    s = NotifySocket()
+    yield s
+    s.close()
+
+
+def config(tmp_path: Path, extra: str = "") -> Path:
+    path = tmp_path / "talkbox.toml"
+    path.write_text(f'[models]\ndir = "{tmp_path}"\n[display]\ndriver = "none"\n[button]\nenabled = false\n' + extra)
+    return path
+
+
+def silence(tmp_path: Path, seconds: float) -> Path:
+    path = tmp_path / "silence.wav"
+    sf.write(path, np.zeros(int(seconds * 16000), np.int16), 16000, subtype="PCM_16")
+    return path
+
+
+def start(notify: NotifySocket, *argv: str, watchdog_s: float = 1.0) -> subprocess.Popen[str]:
+    env = {**os.environ, "NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": str(int(watchdog_s * 1e6))}
+    return subprocess.Popen(
+        [sys.executable, "-m", "daemon", *argv], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+
+
+@pytest.mark.slow
+def test_ready_only_after_loading_then_watchdog_then_stopping_on_sigterm(notify: NotifySocket, tmp_path: Path) -> None:
+    proc = start(
+        notify,
+        "run",
+        "--config",
+        str(config(tmp_path)),
+        "--mic",
+        str(silence(tmp_path, 60)),
+        "--speaker",
+        str(tmp_path / "a.wav"),
+    )
+    try:
+        messages = notify.wait_for("READY=1", 120)
+        before = messages[: next(i for i, m in enumerate(messages) if "READY=1" in m)]
+        assert any("EXTEND_TIMEOUT_USEC=" in m for m in before)  # loading asked for time
+        assert any("Loading" in m and "STATUS=" in m for m in before)  # STATUS told the story
+        assert "STATUS=Ready" in messages[len(before)]
+        notify.wait_for("WATCHDOG=1", 5)
+        time.sleep(2.0)
+        assert sum("WATCHDOG=1" in m for m in notify.drain()) >= 3  # pinged every 0.5 s while healthy
+        proc.send_signal(signal.SIGTERM)
+        notify.wait_for("STOPPING=1", 5)
+        assert proc.wait(timeout=10) == 0  # the bound only keeps the test from hanging
+    finally:
+        proc.kill()
+
+
+@pytest.mark.slow
+def test_status_follows_a_turn(notify: NotifySocket, tmp_path: Path) -> None:
+    question = tmp_path / "q.wav"
+    assert (
+        subprocess.run(
+            [sys.executable, "-m", "daemon", "say", "Hey Jarvis. How many days are in a week?", "--wav", str(question)],
+            capture_output=True,
+            timeout=120,
+        ).returncode
+        == 0
+    )
+    proc = start(
+        notify,
+        "run",
+        "--config",
+        str(config(tmp_path, "[listen]\nfollow_up_s = 0.0\n")),
+        "--mic",
+        str(question),
+        "--speaker",
+        str(tmp_path / "a.wav"),
+    )
+    assert proc.wait(timeout=120) == 0
+    statuses = [m.split("STATUS=")[1] for m in notify.drain() if "STATUS=" in m]
+    turn = [s for s in statuses if s in ("Listening", "Thinking", "Speaking", "Ready")]
+    assert turn == ["Listening", "Thinking", "Speaking", "Ready"]
+
+
+def test_a_permanent_fault_exits_78_without_ready(notify: NotifySocket, tmp_path: Path) -> None:
+    cfg = config(tmp_path, '[llm]\nmodel = "/nonexistent/model.gguf"\n')
+    proc = start(
+        notify, "run", "--config", str(cfg), "--mic", str(silence(tmp_path, 1)), "--speaker", str(tmp_path / "a.wav")
+    )
+    assert proc.wait(timeout=60) == EXIT_CONFIG
+    assert "llm-model-missing" in proc.stderr.read()  # type: ignore[union-attr]
+    notify.drain()
+    assert not any("READY=1" in m for m in notify.messages)
+    assert any("STATUS=Error llm-model-missing" in m for m in notify.messages)
+
+
+@pytest.mark.slow
+def test_a_missing_microphone_at_start_exits_75(notify: NotifySocket, tmp_path: Path) -> None:
+    cfg = config(tmp_path, '[audio]\ninput = "alsa:no-such-microphone"\nretry_s = 1.0\nstartup_wait_s = 2.0\n')
+    proc = start(notify, "run", "--config", str(cfg), "--speaker", str(tmp_path / "a.wav"))
+    assert proc.wait(timeout=90) == EXIT_TEMPFAIL
+    notify.drain()
+    assert any("STATUS=Error audio-input-unavailable" in m for m in notify.messages)
+    assert not any("READY=1" in m for m in notify.messages)
+
+
+def test_the_unit_scores_at_most_1_and_verifies(tmp_path: Path) -> None:
+    score = subprocess.run(
+        ["systemd-analyze", "security", "--offline=yes", str(UNIT)], capture_output=True, text=True, timeout=60
+    )
+    exposure = float(re.search(r"Overall exposure level for talkbox.service: ([0-9.]+)", score.stdout).group(1))  # type: ignore[union-attr]
+    assert exposure <= 1.0
+    # verify checks that ExecStart exists: point it at this checkout's own talkbox.
+    unit = tmp_path / "talkbox.service"
+    unit.write_text(
+        UNIT.read_text().replace("/opt/talkbox/venv/bin/talkbox", str(Path(sys.executable).parent / "talkbox"))
+    )
+    verify = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60)
+    assert verify.returncode == 0 and verify.stderr == "", verify.stderr
+
+
+def test_the_unit_is_offline_and_restarts_only_for_transient_faults() -> None:
+    text = UNIT.read_text()
+    for line in (
+        "Type=notify",
+        "PrivateNetwork=yes",
+        "IPAddressDeny=any",
+        "RestrictAddressFamilies=AF_UNIX",
+        "RestartPreventExitStatus=78",
+        "Restart=on-failure",
+        "MemoryDenyWriteExecute=yes",
+        "DevicePolicy=closed",
+        "WatchdogSec=",
+    ):
+        assert re.search(rf"^{re.escape(line)}", text, re.MULTILINE), line
+
+
+def test_each_turn_stage_is_logged_with_journal_fields(caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    from daemon.events import (
+        ListeningStarted,
+        Outcome,
+        SpeakingStarted,
+        ThinkingStarted,
+        Trigger,
+        TurnEnded,
+        TurnStarted,
+    )
+    from daemon.service.journal import TurnJournal
+
+    journal = TurnJournal("smollm2")
+    with caplog.at_level(logging.INFO, logger="daemon.turn"):
+        for event in (
+            ListeningStarted(turn=4),
+            ThinkingStarted(turn=4, question="q"),
+            SpeakingStarted(turn=4, latency_s=0.432),
+            TurnEnded(turn=4, outcome=Outcome.ANSWERED),
+            TurnStarted(turn=5, trigger=Trigger.SERIAL, question="typed"),
+        ):
+            journal(event)
+    stages = [(r.TURN, r.STAGE, r.MODEL) for r in caplog.records]  # type: ignore[attr-defined]
+    assert stages == [
+        (4, "listen", "smollm2"),
+        (4, "think", "smollm2"),
+        (4, "speak", "smollm2"),
+        (4, "end", "smollm2"),
+        (5, "start", "smollm2"),
+    ]
+    assert caplog.records[2].LATENCY_MS == 432  # type: ignore[attr-defined]
+    assert caplog.records[4].getMessage() == "turn 5 start: typed question from the serial link"
+
+
+def test_a_slow_start_keeps_asking_for_time_until_ready(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    from daemon.service import notify
+
+    monkeypatch.setattr(notify, "EXTEND_EVERY_S", 0.05)
+    sent: list[str] = []
+    notifier = notify.Notifier(send=sent.append)
+    notifier.keep_extending()
+    time.sleep(0.5)  # one start-up step far longer than a single extension covers
+    extensions = sum("EXTEND_TIMEOUT_USEC=" in m for m in sent)
+    assert extensions >= 3
+    notifier.ready("Ready")
+    time.sleep(0.3)
+    assert sum("EXTEND_TIMEOUT_USEC=" in m for m in sent) <= extensions + 1, "extensions must stop at READY"
