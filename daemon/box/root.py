@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 from daemon.box.audio import frames_of, is_device, open_sink, open_source
 from daemon.box.parts import open_button, open_control, open_display, open_serial
@@ -32,6 +33,7 @@ from daemon.service.watchdog import ProgressWatchdog
 from daemon.turn.keeper import TurnKeeper
 
 _LOGGER = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 @dataclass
@@ -67,6 +69,8 @@ class Box:
         self._stopping: asyncio.Event | None = None
         self._stop_requested = threading.Event()
         self._source: AudioSource | None = None
+        self.reloading = False
+        """True once a reload was asked: run() returned to be started again."""
         self.notifier = Notifier()
         if self.notifier.active:
             self.bus.subscribe(StatusMirror(self.notifier))
@@ -107,13 +111,14 @@ class Box:
         self._loop = asyncio.get_running_loop()
         self._stopping = asyncio.Event()
         if self.options.signals:
-            for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            for sig in (signal.SIGTERM, signal.SIGINT):
                 self._loop.add_signal_handler(sig, self.stop)
+            self._loop.add_signal_handler(signal.SIGHUP, self.reload)
         if self._stop_requested.is_set():
             return
         async with contextlib.AsyncExitStack() as stack:
             engines = await self._engines()
-            if self._stop_requested.is_set():
+            if engines is None or self._stop_requested.is_set():
                 return
             sink = await self._open_speaker(engines)
             if sink is None:
@@ -137,7 +142,8 @@ class Box:
                 stack.push_async_callback(server.stop)
             await self._hear(keeper)
 
-    async def _engines(self) -> Engines:
+    async def _engines(self) -> Engines | None:
+        """The models: given, or loaded now; None if the box was stopped while they loaded."""
         if self.engines is not None:
             return self.engines
         started = time.monotonic()
@@ -145,9 +151,19 @@ class Box:
         def progress(step: str, fraction: float) -> None:
             self.bus.emit(BootProgress(step=step, fraction=fraction))
 
+        # NOTE: a daemon thread, raced against a stop: a stop while a big model loads (seconds on an SD card)
+        # returns at once instead of waiting for the load, which cannot be interrupted, to finish.
+        loading = _in_daemon_thread(lambda: load_engines(self.config, progress), "load")
+        assert self._stopping is not None
+        stopping = asyncio.ensure_future(self._stopping.wait())
+        waits: set[asyncio.Future[Any]] = {loading, stopping}
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        stopping.cancel()
+        if not loading.done():
+            _LOGGER.info("stopped while the models were loading")
+            return None
         try:
-            # NOTE: on a thread, so the loop still takes a stop (SIGTERM) while a big model loads.
-            engines = self.engines = await asyncio.to_thread(load_engines, self.config, progress)
+            engines = self.engines = loading.result()
         except TalkboxError as err:
             self.bus.emit(Fault(code=err.code, message=err.message, permanent=True))
             raise
@@ -219,7 +235,7 @@ class Box:
 
     def _restore_state(self, engines: Engines) -> None:
         store = StateStore(Path(self.config.state.dir).expanduser(), self.config.state.keep_history)
-        self.saver = TurnSaver(store, engines.responder)
+        self.saver = TurnSaver(store, engines.responder, self.emit)
         self.saver.restore()
         # NOTE: saved on the loop thread (a few kB with one fsync, only when the state changed), and before any
         # other subscriber hears of the turn's end: whoever sees a TurnEnded may rely on it being on the card.
@@ -239,13 +255,21 @@ class Box:
 
     def status(self) -> dict[str, object]:
         """What the box is doing, for /status on the serial link and the control socket."""
-        keeper, engines = self.keeper, self.engines
+        keeper, engines, saver = self.keeper, self.engines, self.saver
         return {
             "state": keeper.state.value if keeper is not None else "starting",
             "profile": self.config.models.profile,
             "model": engines.responder.model_name if engines is not None else "",
             "wake": keeper.listener.wake_phrase if keeper is not None else "",
+            "saving": "failing" if saver is not None and saver.last_error else "ok",
+            "save_error": saver.last_error if saver is not None else "",
         }
+
+    def reload(self) -> None:
+        """Stop as stop() does, to be started again with the configuration read anew (SIGHUP, systemctl reload)."""
+        _LOGGER.info("reload asked: stopping, to start again with the configuration read anew")
+        self.reloading = True
+        self.stop()
 
     def stop(self) -> None:
         """Ask `run()` to return (any thread, or a signal): the answer is cut, the microphone closed."""
@@ -278,3 +302,26 @@ class Box:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _in_daemon_thread(work: Callable[[], T], name: str) -> asyncio.Future[T]:
+    """Run `work` on a daemon thread (one that does not hold the process up at exit); its result as a future."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+    future.add_done_callback(lambda f: f.exception() if not f.cancelled() else None)  # never "never retrieved"
+
+    def settle(outcome: Callable[[], None]) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop has closed: the box stopped meanwhile
+            loop.call_soon_threadsafe(outcome)
+
+    def run() -> None:
+        try:
+            result = work()
+        except BaseException as err:  # handed to the loop, which raises it where the result is awaited
+            failure = err
+            settle(lambda: None if future.done() else future.set_exception(failure))
+        else:
+            settle(lambda: None if future.done() else future.set_result(result))
+
+    threading.Thread(target=run, name=name, daemon=True).start()
+    return future

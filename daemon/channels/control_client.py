@@ -35,11 +35,21 @@ def default_socket_path() -> Path:
 
 
 def connect_if_running(path: Path | None = None) -> ControlClient | None:
-    """A client for the daemon at `path` (default: default_socket_path()), or None if none answers within 1 s."""
+    """A client for the daemon at `path` (default: default_socket_path()), or None if nothing listens there.
+
+    Raises TalkboxError("control-not-answering") when a daemon listens but gives no status within 1 s (it is
+    stopped, or hung): running a second copy of the models beside it would only make things worse.
+    """
     path = path or default_socket_path()
     try:
         ControlClient(path, timeout_s=PROBE_TIMEOUT_S).status()
-    except (TalkboxError, OSError) as err:
+    except TalkboxError as err:
+        if err.code == "control-timeout":
+            message = f"a talkbox daemon listens on {path} but does not answer (stopped, or hung?)"
+            raise TalkboxError("control-not-answering", message) from err
+        _LOGGER.debug("no daemon on %s: %s", path, err)
+        return None
+    except OSError as err:
         _LOGGER.debug("no daemon on %s: %s", path, err)
         return None
     return ControlClient(path)

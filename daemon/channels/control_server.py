@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Final
 
 from daemon.channels.control_session import Session, SessionContext, hung_up
-from daemon.channels.turns import Status, Turns, event_line
+from daemon.channels.turns import Status, Turns, dumps, event_line
 from daemon.errors import TalkboxError
 from daemon.events import Event
 
@@ -25,6 +25,10 @@ PROBE_TIMEOUT_S: Final = 1.0
 STOP_TIMEOUT_S: Final = 5.0
 PEER_CHECK_S: Final = 0.2
 """How often clients that are not being read (mid-answer, following events) are checked for having left."""
+MAX_SESSIONS: Final = 64
+"""Clients served at once; a new one beyond this takes the place of the longest idle one, or is refused."""
+# NOTE: every client is a file descriptor: without a cap ~1,010 idle clients exhausted the 1,024 the process
+# may hold, and accept() then failed in a tight loop (373,894 logged errors in a minute).
 
 
 class ControlServer:
@@ -109,12 +113,28 @@ class ControlServer:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         session = Session(self._context, reader, writer)
+        if len(self._sessions) >= MAX_SESSIONS and not self._make_room():
+            _LOGGER.warning("control socket: %d clients are busy; refusing another", len(self._sessions))
+            writer.write(dumps(_busy()).encode())
+            session.close_gently()
+            return
         self._sessions.add(session)
         try:
             await session.run()
         finally:
             self._sessions.discard(session)
             self._subscribers.discard(session)
+
+    def _make_room(self) -> bool:
+        """Drop the longest idle client for a new one; False if every client is busy."""
+        idle = [s for s in self._sessions if not s.busy]
+        if not idle:
+            return False
+        oldest = min(idle, key=lambda s: s.opened)
+        self._sessions.discard(oldest)
+        _LOGGER.warning("control socket: %d clients; dropping the longest idle one", MAX_SESSIONS)
+        oldest.evict(f"too many clients ({MAX_SESSIONS}): the longest idle one is dropped")
+        return True
 
     async def _watch_peers(self) -> None:
         """One watch for every client that is not being read: a reading client sees its end by itself."""
@@ -174,3 +194,7 @@ def _set_group(path: Path, group: str) -> None:
         _LOGGER.warning("no group %s: the control socket %s keeps its group", group, path)
     except OSError as err:
         _LOGGER.warning("cannot give the control socket %s to group %s: %s", path, group, err.strerror or err)
+
+
+def _busy() -> dict[str, object]:
+    return {"type": "error", "code": "control-busy", "message": f"{MAX_SESSIONS} clients are busy; try again soon"}

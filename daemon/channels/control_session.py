@@ -47,6 +47,7 @@ class Session:
         self._wake = asyncio.Event()  # events came, or the client left
         self._dropped = 0
         self._skipping = False  # dropping the rest of an overlong request
+        self.opened = asyncio.get_running_loop().time()
         self.busy = False
         """True while the session is not reading (mid-answer, following events): the server watches for a hang-up."""
 
@@ -74,6 +75,18 @@ class Session:
         # NOTE: no task.cancel(): Python 3.11's asyncio logs a cancelled connection task as an error.
         self.leave()
         self._writer.transport.abort()  # ends a read or a drain at once
+        return self._task
+
+    def evict(self, message: str) -> asyncio.Task[Any] | None:
+        """Tell an idle client why it is dropped, and drop it (room for a new one)."""
+        with contextlib.suppress(OSError):
+            self._writer.write(dumps(_error("control-evicted", message)).encode())
+        return self.close_gently()
+
+    def close_gently(self) -> asyncio.Task[Any] | None:
+        """Drop the client once what was written to it is sent."""
+        self.leave()
+        self._writer.close()
         return self._task
 
     def fileno(self) -> int:

@@ -12,29 +12,26 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Final
 
-import numpy as np
-
 from daemon import config as config_mod
 from daemon.cli.models import (
+    models_digest,
     models_fetch,
     models_list,
     models_path,
     models_quantize,
     models_verify,
 )
-from daemon.cli.wavfile import read_wav, write_wav
+from daemon.cli.wavfile import check_writable, read_wav, write_wav
 from daemon.config import Config
 from daemon.engines.load import load_llm, load_stt, load_tts
-from daemon.errors import EXIT_CONFIG, EXIT_OK, InputError, TalkboxError
+from daemon.errors import EXIT_CONFIG, EXIT_OK, EXIT_TEMPFAIL, InputError, TalkboxError
 from daemon.ports import AUDIO_RATE_HZ
 from daemon.turn.speakable import speakable
-
-FEED_CHUNK_S: Final = 0.1
-"""Audio is fed to the recogniser in pieces this long, as a microphone would deliver it."""
 
 
 def _speak_to_wav(cfg: Config, text: str, out: Path) -> str:
     """Synthesize `text` into `out`; return a line saying how much audio and how fast."""
+    check_writable(out)  # before seconds of synthesis, not after
     tts = load_tts(cfg)
     started = time.monotonic()
     audio = b"".join(tts.synthesize(text))
@@ -84,12 +81,16 @@ def _echo(pieces: Iterator[str]) -> Iterator[str]:
 
 
 def status(cfg: Config, args: argparse.Namespace) -> int:
-    """What the running box is doing (through its control socket); exit 3 if it is not running."""
+    """What the running box is doing (through its control socket); exit 3 if it is not running, 1 if it is hung."""
     from daemon.channels.control_client import connect_if_running, default_socket_path
 
-    client = connect_if_running()
+    try:
+        client = connect_if_running()
+    except TalkboxError as err:  # it listens but does not answer
+        print(f"talkbox is not answering: {err.message}")
+        return 1
     if client is None:
-        print(f"talkbox is not running (no answer on {default_socket_path()})")
+        print(f"talkbox is not running (nothing listens on {default_socket_path()})")
         return 3
     state = client.status()
     print(json.dumps(state) if args.json else "  ".join(f"{k}={v}" for k, v in state.items()))
@@ -97,18 +98,20 @@ def status(cfg: Config, args: argparse.Namespace) -> int:
 
 
 def transcribe(cfg: Config, args: argparse.Namespace) -> int:
-    """Speech-to-text of a WAV file, streamed in microphone-sized pieces."""
+    """Speech-to-text of an audio file; a long one is cut at its pauses and heard piece by piece."""
+    from daemon.cli.transcribe import hear
+    from daemon.engines.vad import WebRtcVad
+
     audio = read_wav(args.wav, AUDIO_RATE_HZ)
     stt = load_stt(cfg)
     live = sys.stderr.isatty() and not args.json
-    step = int(AUDIO_RATE_HZ * FEED_CHUNK_S)
-    stream = stt.stream()
-    started = time.monotonic()
-    for i in range(0, len(audio), step):
-        partial = stream.feed(np.ascontiguousarray(audio[i : i + step]).tobytes())
-        if live and partial is not None:
+
+    def show(partial: str) -> None:
+        if live:
             sys.stderr.write(f"\r… {partial[-70:]:<72}")
-    result = stream.finish()
+
+    started = time.monotonic()
+    result = hear(audio, stt, WebRtcVad(cfg.listen.vad_aggressiveness), show)
     elapsed = time.monotonic() - started
     if live:
         sys.stderr.write("\r" + " " * 76 + "\r")
@@ -122,6 +125,7 @@ def transcribe(cfg: Config, args: argparse.Namespace) -> int:
                     "audio_s": round(audio_s, 3),
                     "elapsed_s": round(elapsed, 3),
                     "rtf": round(elapsed / audio_s, 4) if audio_s else None,
+                    "pieces": result.pieces,
                     "words": [
                         {"word": w.text, "start_s": w.start_s, "end_s": w.end_s, "confidence": round(w.confidence, 3)}
                         for w in result.words
@@ -177,7 +181,10 @@ def run(cfg: Config, args: argparse.Namespace) -> int:
         box.close(keep_screen=err.exit_status == EXIT_CONFIG)
         raise
     guard.ready()
-    box.close()
+    box.close("Restarting." if box.reloading else "")
+    if box.reloading:
+        print("talkbox: stopped to read the configuration again; systemd starts it anew", file=sys.stderr)
+        return EXIT_TEMPFAIL
     return EXIT_OK
 
 
@@ -247,10 +254,13 @@ def devices(cfg: Config, args: argparse.Namespace) -> int:
 
 
 def config_check(path: Path | None) -> int:
-    """Validate a config file (or the default one) and say so."""
+    """Validate a config file (or the default one) as `talkbox run` would, models included, and say so."""
+    from daemon.engines.load import check_config
+
     cfg = config_mod.load(path)
     where = path or (config_mod.DEFAULT_CONFIG_PATH if config_mod.DEFAULT_CONFIG_PATH.exists() else None)
-    print(f"{where or 'built-in defaults'}: ok (profile {cfg.models.profile}, context {cfg.llm.context_tokens} tokens)")
+    models = check_config(cfg)
+    print(f"{where or 'built-in defaults'}: ok (profile {cfg.models.profile}: {', '.join(models)})")
     return EXIT_OK
 
 
@@ -271,5 +281,6 @@ HANDLERS: Final[dict[str, Handler]] = {
     "models_fetch": models_fetch,
     "models_quantize": models_quantize,
     "models_path": models_path,
+    "models_digest": models_digest,
 }
 """Each subcommand's function, by name (models actions as models_ACTION)."""

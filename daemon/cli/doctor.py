@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import platform
 import shutil
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Final
@@ -16,11 +15,15 @@ from typing import Final
 import numpy as np
 
 from daemon.config import Config
+from daemon.engines.native import quiet_native_stderr
 from daemon.errors import TalkboxError
 from daemon.modelstore.manifest import ROLES
 from daemon.modelstore.select import manifest_for, select
+from daemon.service.statefile import atomic_write
 
 MIN_FREE_DISK_BYTES: Final = 200 * 1024 * 1024
+STATE_PROBE_BYTES: Final = 64 * 1024
+"""The state check writes this much: more than a state file, so a nearly full card fails it too."""
 RAM_MARGIN_BYTES: Final = 350 * 1024 * 1024
 """Beyond the model files: runtimes, audio buffers, Python."""
 
@@ -122,19 +125,6 @@ def _serial(cfg: Config) -> Check:
         return Check("serial", False, f"{s.url}: {err}", "check serial.url and the dialout group", False)
 
 
-@contextlib.contextmanager
-def _quiet_stderr() -> Iterator[None]:
-    """Silence what native code writes to file descriptor 2 (Python's own stderr is left alone)."""
-    saved = os.dup(2)
-    try:
-        with open(os.devnull, "wb") as null:
-            os.dup2(null.fileno(), 2)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-
-
 def _cpu_info() -> str:
     """llama.cpp's CPU features, after loading the kernels this core gets (the image's build picks at run time)."""
     import ctypes
@@ -145,7 +135,7 @@ def _cpu_info() -> str:
     # NOTE: the soname libllama links, not libggml.so: the wheel holds copies, and a second copy has its own registry.
     for name in ("libggml.so.0", "libggml.so"):
         if (lib / name).exists():
-            with _quiet_stderr():  # ggml logs each library it loads: noise in a report
+            with quiet_native_stderr():  # ggml logs each library it loads: noise in a report
                 ctypes.CDLL(str(lib / name)).ggml_backend_load_all()
             break
     return str(llama_cpp.llama_print_system_info().decode())
@@ -188,15 +178,33 @@ def _root(mounts: Path = Path("/proc/self/mounts")) -> Check:
     return Check("root", True, detail, required=False)
 
 
+def _state(cfg: Config) -> Check:
+    """Whether the state file can be written where the config keeps it: a real write, as a save does."""
+    directory = Path(cfg.state.dir).expanduser()
+    free = shutil.disk_usage(_existing(directory)).free
+    probe = directory / ".doctor-probe"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        atomic_write(probe, bytes(STATE_PROBE_BYTES))
+        probe.unlink()
+    except OSError as err:
+        fix = "free some space on the SD card" if free < STATE_PROBE_BYTES else f"make {directory} writable"
+        return Check(
+            "state", False, f"cannot save in {directory}: {err.strerror or err} ({free / 1e6:.0f} MB free)", fix
+        )
+    return Check("state", True, f"{directory} writable, {free / 1e9:.1f} GB free")
+
+
 def _resources(cfg: Config) -> list[Check]:
     free = shutil.disk_usage(_existing(Path(cfg.models.dir).expanduser())).free
     checks = [
         Check(
             "disk",
             free >= MIN_FREE_DISK_BYTES,
-            f"{free / 1e9:.1f} GB free for models and state",
+            f"{free / 1e9:.1f} GB free for models",
             "free some space on the SD card",
-        )
+        ),
+        _state(cfg),
     ]
     try:  # the size the manifest declares: the model was already verified above, no need to hash it again
         manifest = manifest_for(cfg)

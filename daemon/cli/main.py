@@ -124,6 +124,9 @@ def build_parser() -> argparse.ArgumentParser:
     mq.add_argument("--force", action="store_true", help="overwrite DST")
     mpath = msub.add_parser("path", parents=[common], help="print where a model's files are")
     mpath.add_argument("name", nargs="?", help="a model name or a role (llm, stt, tts, wake)")
+    mdigest = msub.add_parser("digest", parents=[common], help="print the sha256 pin for a model given by path")
+    mdigest.add_argument("role", choices=("llm", "stt", "tts", "wake"))
+    mdigest.add_argument("path", type=Path, help="the .gguf, the speech model's directory, the voice's .onnx, ...")
 
     cfg = sub.add_parser("config", parents=[common], help="configuration")
     csub = cfg.add_subparsers(dest="config_command", required=True, metavar="ACTION")

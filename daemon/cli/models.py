@@ -122,3 +122,13 @@ def models_path(cfg: Config, args: argparse.Namespace) -> int:
         return EXIT_OK
     print(verify(manifest_for(cfg).get(name), Path(cfg.models.dir).expanduser()))
     return EXIT_OK
+
+
+def models_digest(cfg: Config, args: argparse.Namespace) -> int:
+    """Print the pin a model given by path needs, as the config line that pins it."""
+    from daemon.modelstore.user_models import PIN_KEYS, user_digest
+
+    digest = user_digest(args.role, args.path)
+    section, key = PIN_KEYS[args.role].split(".")
+    print(f'[{section}]\n{key} = "{digest}"')
+    return EXIT_OK

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import wave
 from pathlib import Path
 
@@ -29,6 +30,8 @@ def read_wav(path: Path, rate_hz: int) -> Int16Array:
         raise InputError("input-missing", f"{path} does not exist")
     if path.is_dir():
         raise InputError("input-invalid", f"{path} is a directory, not an audio file")
+    if not os.access(path, os.R_OK):  # libsndfile reports this only as "System error"
+        raise InputError("input-unreadable", f"cannot read {path}: permission denied")
     try:
         audio: Int16Array = read_audio_file(path, rate_hz)
     except AudioFileError as err:  # not-wav, unreadable, implausible, too-long, empty
@@ -36,11 +39,24 @@ def read_wav(path: Path, rate_hz: int) -> Int16Array:
     return audio
 
 
+def check_writable(path: Path) -> None:
+    """InputError unless a file can be written at `path` (asked before any work is done for it)."""
+    parent = path.parent
+    if path.is_dir():
+        raise InputError("output-unwritable", f"cannot write {path}: it is a directory")
+    if not parent.is_dir():
+        raise InputError("output-unwritable", f"cannot write {path}: the directory {parent} does not exist")
+    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise InputError("output-unwritable", f"cannot write {path}: permission denied")
+
+
 def write_wav(path: Path, audio: Int16Array | bytes, rate_hz: int) -> None:
     """Write mono int16 audio as a WAV file."""
     data = audio if isinstance(audio, bytes) else audio.astype("<i2").tobytes()
     try:
-        with wave.open(str(path), "wb") as w:
+        # NOTE: the file is opened first: wave.open() of a path that cannot be created leaves a half-made writer
+        # whose finalizer prints a traceback after the real error.
+        with path.open("wb") as fh, wave.open(fh, "wb") as w:
             w.setnchannels(1)
             w.setsampwidth(2)
             w.setframerate(rate_hz)

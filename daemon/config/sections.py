@@ -27,6 +27,11 @@ SPOKEN_SYSTEM_PROMPT: Final = (
 )
 
 
+def _check_pin(section: str, pin: str) -> None:
+    hexdigits = len(pin) == 64 and all(c in "0123456789abcdef" for c in pin)
+    _check(pin == "" or hexdigits, f"{section}.sha256", pin, "64 lower-case hex digits (a sha256), or empty")
+
+
 def _default_models_dir() -> str:
     """Where fetched models live when the config does not say (per-user off the box)."""
     data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
@@ -54,6 +59,8 @@ class LlmConfig:
 
     model: str = ""
     """A manifest model name or a path to a .gguf file; empty means the profile's."""
+    sha256: str = ""
+    """The pin of a model given by path (64 hex digits; `talkbox models digest` prints it); see also FILE.sha256."""
     context_tokens: int = 2048
     """n_ctx: a multiple of 256, 256..32768."""
     max_answer_tokens: int = 200
@@ -80,6 +87,7 @@ class LlmConfig:
     """Longer questions are cut to this many tokens, 16..4096."""
 
     def __post_init__(self) -> None:
+        _check_pin("llm", self.sha256)
         n = self.context_tokens
         _check(
             256 <= n <= 32768 and n % CONTEXT_GRANULE_TOKENS == 0,
@@ -116,10 +124,13 @@ class SttConfig:
 
     model: str = ""
     """A manifest model name or a model directory; empty means the profile's."""
+    sha256: str = ""
+    """The pin of a model given by path (64 hex digits; `talkbox models digest` prints it); see also FILE.sha256."""
     fallback: bool = True
     """If the Vosk model is missing, fall back to the bundled PocketSphinx English model (warns)."""
 
     def __post_init__(self) -> None:
+        _check_pin("stt", self.sha256)
         _check(isinstance(self.fallback, bool), "stt.fallback", self.fallback, "true or false")
 
 
@@ -129,6 +140,8 @@ class TtsConfig:
 
     voice: str = ""
     """A manifest voice name or a path to a Piper .onnx voice; empty means the profile's."""
+    sha256: str = ""
+    """The pin of a model given by path (64 hex digits; `talkbox models digest` prints it); see also FILE.sha256."""
     length_scale: float = 1.0
     """Speaking slowness: 0.5 (fast) .. 2.0 (slow)."""
     volume: float = 1.0
@@ -143,6 +156,7 @@ class TtsConfig:
     """onnxruntime threads for the voice, 0 (all cores) .. 16; one leaves the other cores to the LLM."""
 
     def __post_init__(self) -> None:
+        _check_pin("tts", self.sha256)
         _check(
             self.noise_scale <= 1.0 and self.noise_w <= 1.0,
             "tts.noise_scale",
@@ -160,11 +174,14 @@ class WakeConfig:
     """Wake word detection."""
 
     model: str = ""
-    """A manifest wake-word name (hey_jarvis, alexa, hey_mycroft, okay_nabu); empty means the profile's."""
+    """A manifest wake-word name (hey_jarvis, alexa, hey_mycroft, okay_nabu) or a path to a model's .json."""
+    sha256: str = ""
+    """The pin of a model given by path (64 hex digits; `talkbox models digest` prints it); see also FILE.sha256."""
     threshold: float = 0.0
     """Detection probability cutoff 0..1; 0 keeps the model's own tuned cutoff."""
 
     def __post_init__(self) -> None:
+        _check_pin("wake", self.sha256)
         _check(0.0 <= self.threshold < 1.0, "wake.threshold", self.threshold, "0 (model default) .. <1")
 
 

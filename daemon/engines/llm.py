@@ -8,24 +8,16 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Final
 
 from daemon.config import LlmConfig
+from daemon.engines.chat import ChatPrompt, check_room
 from daemon.engines.history import Conversation, Message
-from daemon.errors import ConfigError, EngineError, ModelError
+from daemon.errors import EngineError, ModelError
 from daemon.ports import Exchange, FittedQuestion, GenerationStats
 
 _LOGGER = logging.getLogger(__name__)
-
-# Used only when a GGUF carries no chat template (base models): a plain transcript the model can continue.
-PLAIN_TEMPLATE: Final = (
-    "{% for m in messages %}{% if m.role == 'system' %}{{ m.content }}\n\n"
-    "{% elif m.role == 'user' %}Question: {{ m.content }}\n"
-    "{% else %}Answer: {{ m.content }}\n\n{% endif %}{% endfor %}Answer:"
-)
-PLAIN_STOPS: Final = ("\nQuestion:", "\n\n")
 
 
 def thread_counts(config: LlmConfig, cores: int | None = None) -> tuple[int, int]:
@@ -79,7 +71,6 @@ class LlamaResponder:
     def __init__(self, model_path: Path, config: LlmConfig) -> None:
         configure_openmp(config.omp_wait_policy)
         import llama_cpp
-        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
         self._config = config
         self._threads = thread_counts(config)
@@ -98,34 +89,11 @@ class LlamaResponder:
         except ValueError as err:  # llama.cpp reports every load failure as this bare ValueError
             raise ModelError("llm-model-corrupt", f"llama.cpp could not load {model_path}: {err}") from err
         self.load_s = time.monotonic() - started
-        meta: dict[str, Any] = self._llm.metadata
-        template = meta.get("tokenizer.chat_template")
-        self._stops: tuple[str, ...] = ()
-        if not template:
-            _LOGGER.warning("%s has no chat template (a base model?): using a plain Q/A prompt", model_path.name)
-            template, self._stops = PLAIN_TEMPLATE, PLAIN_STOPS
-        vocab = llama_cpp.llama_model_get_vocab(self._llm.model)  # the token texts the template needs
-
-        def text_of(token: int) -> str:
-            return "" if token == -1 else llama_cpp.llama_vocab_get_text(vocab, token).decode("utf-8")
-
-        self._formatter = Jinja2ChatFormatter(
-            template=template, eos_token=text_of(self._llm.token_eos()), bos_token=text_of(self._llm.token_bos())
-        )
-        self._is_eog: Callable[[int], bool] = lambda tok: bool(llama_cpp.llama_vocab_is_eog(vocab, tok))
+        self._chat = ChatPrompt(self._llm, model_path.name)
         self._conversation = Conversation()
         self._lock = threading.Lock()  # the model: one generation at a time
         self._memory = threading.Lock()  # the conversation: read and changed without waiting for a generation
-        fixed = len(
-            self._tokens([{"role": "system", "content": config.system_prompt}, {"role": "user", "content": ""}])
-        )
-        if fixed + config.max_question_tokens + config.max_answer_tokens > config.context_tokens:
-            raise ConfigError(
-                "config-invalid",
-                f"llm.context_tokens = {config.context_tokens} is too small: the system prompt takes {fixed} tokens, "
-                f"plus max_question_tokens {config.max_question_tokens} and max_answer_tokens "
-                f"{config.max_answer_tokens}",
-            )
+        check_room(config, self._chat)
         self._stats = GenerationStats()
         _LOGGER.info(
             "LLM %s loaded in %.2f s (n_ctx=%d, threads=%d/%d, OMP_WAIT_POLICY=%s)",
@@ -183,9 +151,7 @@ class LlamaResponder:
             self._llm.close()
 
     def _tokens(self, messages: list[Message]) -> list[int]:
-        prompt = self._formatter(messages=messages).prompt  # type: ignore[arg-type]
-        # NOTE: templates write their own BOS/special tokens, so tokenize with special=True and no extra BOS.
-        return list(self._llm.tokenize(prompt.encode(), add_bos=False, special=True))
+        return self._chat.tokens(messages)
 
     def fit_question(self, question: str) -> FittedQuestion:
         """The question with whitespace collapsed, cut to max_question_tokens."""
@@ -240,7 +206,7 @@ class LlamaResponder:
         stats.evaluated_tokens = len(tokens) - min(common, len(tokens) - 1)
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         answer: list[str] = []
-        stops = StopFilter(self._stops)
+        stops = StopFilter(self._chat.stops)
         started = time.monotonic()
         first_at = 0.0
         try:
@@ -252,7 +218,7 @@ class LlamaResponder:
                 if cancel.is_set():
                     stats.cancelled = True
                     break
-                if self._is_eog(token):
+                if self._chat.is_eog(token):
                     break
                 stats.answer_tokens += 1
                 text, stopped = stops.feed(decoder.decode(self._llm.detokenize([token])))

@@ -147,3 +147,17 @@ def load_engines(config: Config, progress: Callable[[str, float], None] | None =
     # turn lowered the peak RSS over seven answers from ~700 to ~635 MB (dev profile, one run each).
     return_freed_memory()
     return Engines(stt=stt, responder=responder, tts=tts, vad=vad, wake=wake)
+
+
+def check_config(config: Config) -> list[str]:
+    """What stops the box from starting with `config`, checked as the box checks it; the models each role runs.
+
+    Raises the error the box would stop with (ConfigError, ModelError): an unknown profile, a model that is
+    missing, unpinned or corrupt, a system prompt the context cannot hold.
+    """
+    from daemon.engines.chat import check_room_of
+
+    roles = ["llm", "stt", "tts"] + (["wake"] if config.listen.wake_word else [])
+    chosen = {role: select(config, role) for role in roles}
+    check_room_of(chosen["llm"].path, config.llm)
+    return [f"{role} {model.name}" for role, model in chosen.items()]

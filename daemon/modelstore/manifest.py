@@ -240,17 +240,3 @@ def verify(entry: ModelEntry, models_dir: Path) -> Path:
     for f in entry.files:
         _check_file(entry, f, base / f.path)
     return base / entry.files[0].path
-
-
-def verify_user_gguf(path: Path) -> gguf.GgufInfo:
-    """Check a GGUF the manifest does not list: it exists and its header is sane."""
-    if not path.is_file():
-        raise ModelError("llm-model-missing", f"LLM model file {path} does not exist")
-    try:
-        info = gguf.read_header(path)
-    except gguf.GgufError as err:
-        raise ModelError("llm-model-corrupt", f"LLM model {path} is refused: {err}") from err
-    except OSError as err:
-        raise ModelError("llm-model-unreadable", f"cannot read LLM model {path}: {err.strerror}") from err
-    _LOGGER.warning("%s is not in the manifest: only its header was checked (no sha256 pin)", path)
-    return info

@@ -9,14 +9,8 @@ from pathlib import Path
 
 from daemon.config import Config
 from daemon.errors import ModelError
-from daemon.modelstore.manifest import (
-    Manifest,
-    ModelEntry,
-    default_manifest_path,
-    load_manifest,
-    verify,
-    verify_user_gguf,
-)
+from daemon.modelstore.manifest import Manifest, ModelEntry, default_manifest_path, load_manifest, verify
+from daemon.modelstore.user_models import verify_user_model
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -54,14 +48,15 @@ def _configured(config: Config, role: str) -> str:
     return {"llm": config.llm.model, "stt": config.stt.model, "tts": config.tts.voice, "wake": config.wake.model}[role]
 
 
-def _from_path(role: str, path: Path) -> SelectedModel:
-    """A model given as a path instead of a manifest name: check what can be checked without pins."""
-    if role == "llm":
-        verify_user_gguf(path)
-        return SelectedModel(role, path.name, path)
-    if not path.exists():
-        raise ModelError(f"{role}-model-missing", f"{role.upper()} model {path} does not exist")
-    _LOGGER.warning("%s is not in the manifest: it is used without a sha256 pin", path)
+def _pin(config: Config, role: str) -> str:
+    return {"llm": config.llm.sha256, "stt": config.stt.sha256, "tts": config.tts.sha256, "wake": config.wake.sha256}[
+        role
+    ]
+
+
+def _from_path(config: Config, role: str, path: Path) -> SelectedModel:
+    """A model given as a path instead of a manifest name: verified against the pin the user gave it."""
+    verify_user_model(role, path, _pin(config, role))
     engine = ""
     if role == "stt":
         engine = "pocketsphinx" if (path / "feat.params").is_file() else "vosk"
@@ -74,7 +69,7 @@ def select(config: Config, role: str, manifest: Manifest | None = None) -> Selec
     profile = manifest.profile(config.models.profile)
     configured = _configured(config, role)
     if configured and configured not in manifest.models:
-        return _from_path(role, Path(configured).expanduser())
+        return _from_path(config, role, Path(configured).expanduser())
     name = configured or profile[role]
     entry = manifest.get(name)
     if entry.role != role:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
 from pathlib import Path
 from typing import Any, TextIO
@@ -16,11 +17,13 @@ class EventLog:
     def __init__(self, path: Path) -> None:
         self._fh: TextIO = path.open("w", encoding="utf-8")
         self._t0 = time.monotonic()
+        self._lock = threading.Lock()  # start-up steps are reported from the loading thread
 
     def __call__(self, event: Event) -> None:
         record = {"t": round(time.monotonic() - self._t0, 4), "event": type(event).__name__, **event.fields()}
-        self._fh.write(json.dumps(record, ensure_ascii=False) + "\n")
-        self._fh.flush()
+        with self._lock:
+            self._fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+            self._fh.flush()
 
     def close(self) -> None:
         """Close the file."""

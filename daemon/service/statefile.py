@@ -8,11 +8,12 @@ import logging
 import math
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from daemon.events import Event, TurnEnded
+from daemon.events import Event, Fault, Notice, TurnEnded
 from daemon.ports import Exchange, Responder
 
 _LOGGER = logging.getLogger(__name__)
@@ -179,10 +180,16 @@ class StateStore:
 
 
 class TurnSaver:
-    """Restores the conversation at start and saves it after every finished turn (an event subscriber)."""
+    """Restores the conversation at start and saves it after every finished turn (an event subscriber).
 
-    def __init__(self, store: StateStore, responder: Responder | None) -> None:
-        self._store, self._responder = store, responder
+    A save that starts failing (a full or read-only card) is told once through `emit` as a Fault, so the display
+    and the journal show it; the next success says so too.
+    """
+
+    def __init__(
+        self, store: StateStore, responder: Responder | None, emit: Callable[[Event], None] | None = None
+    ) -> None:
+        self._store, self._responder, self._emit = store, responder, emit
         self.settings: dict[str, Setting] = {}
 
     @property
@@ -209,4 +216,15 @@ class TurnSaver:
         history: tuple[Exchange, ...] = ()
         if self._responder is not None and self._store.keep_history:
             history = self._responder.remembered()
-        return self._store.save(SavedState(self.settings, history))
+        failing = bool(self._store.last_error)
+        saved = self._store.save(SavedState(self.settings, history))
+        if self._emit is not None and saved == failing:  # it started failing, or works again
+            if saved:
+                self._emit(Notice(text="Saving works again."))
+            else:
+                message = (
+                    f"cannot save to {self._store.path.parent} ({self._store.last_error}); the box works on, "
+                    "but forgets what changed if it restarts"
+                )
+                self._emit(Fault(code="state-save-failed", message=message, permanent=False))
+        return saved

@@ -158,9 +158,52 @@ def test_status_and_ask_go_through_the_control_socket_while_the_box_runs(
         socket_file = runtime / "control.sock"
         assert socket_file.is_socket() and (socket_file.stat().st_mode & 0o777) == 0o660
         assert main(["status"]) == 0
-        assert "state=idle" in capsys.readouterr().out
+        assert "state=idle" in (out := capsys.readouterr().out) and "saving=ok" in out
         assert main(["ask", "What is the capital of France?"]) == 0
         assert "Paris" in capsys.readouterr().out
         assert engines.responder.remembered()  # the running box's model answered and remembers
     assert not (runtime / "control.sock").exists()
     assert main(["status"]) == 3
+
+
+def test_a_stop_as_the_box_becomes_ready_is_not_lost(engines: Engines, dev_config: Config, tmp_path: Path) -> None:
+    cfg = dataclasses.replace(dev_config, display=DisplayConfig(driver="none"), button=ButtonConfig(enabled=False))
+    holder: list[Box] = []
+
+    def stop_at_ready(event: Event) -> None:
+        if isinstance(event, BoxReady):  # as a slow subscriber would: the stop comes before the microphone is read
+            holder[0].stop()
+
+    options = RunOptions(
+        mic=str(silence_wav(tmp_path, 60)), speaker=str(tmp_path / "a.wav"), control_socket=False,
+        subscribers=[stop_at_ready],
+    )  # fmt: skip
+    box = Box(cfg, options, engines)
+    holder.append(box)
+    runner = threading.Thread(target=box.run, daemon=True)
+    runner.start()
+    runner.join(timeout=10)
+    box.close()
+    assert not runner.is_alive(), "the stop was lost: the box kept reading its microphone"
+
+
+def test_a_stop_while_the_models_load_ends_the_run_before_they_are_loaded(dev_config: Config, tmp_path: Path) -> None:
+    cfg = dataclasses.replace(dev_config, display=DisplayConfig(driver="none"), button=ButtonConfig(enabled=False))
+    events: list[Event] = []
+    holder: list[Box] = []
+
+    def stop_at_the_first_step(event: Event) -> None:
+        events.append(event)
+        if len(events) == 1:
+            holder[0].stop()
+
+    options = RunOptions(mic=str(silence_wav(tmp_path, 60)), speaker=str(tmp_path / "a.wav"), control_socket=False,
+                         subscribers=[stop_at_the_first_step])  # fmt: skip
+    box = Box(cfg, options)
+    holder.append(box)
+    runner = threading.Thread(target=box.run, daemon=True)
+    runner.start()
+    runner.join(timeout=10)
+    box.close()
+    assert not runner.is_alive()
+    assert not any(isinstance(e, BoxReady) for e in events) and box.engines is None

@@ -434,9 +434,9 @@ def test_connect_if_running(sock_path: Path, quick_engines: Engines) -> None:
         silent.bind(os.fspath(sock_path))
         assert connect_if_running(sock_path) is None  # a file nobody listens on
         silent.listen()
-        started = time.monotonic()
-        assert connect_if_running(sock_path) is None  # it listens, but never answers
-        assert time.monotonic() - started < 2.0
+        with pytest.raises(TalkboxError) as hung:  # it listens, but never answers: no second box beside it
+            connect_if_running(sock_path)
+        assert hung.value.code == "control-not-answering"
     with running(sock_path, quick_engines):
         client = connect_if_running(sock_path)
         assert client is not None
@@ -454,3 +454,46 @@ def test_default_socket_path(monkeypatch: pytest.MonkeyPatch, sock_path: Path, q
     assert default_socket_path() == Path(f"/tmp/talkbox-{os.getuid()}/control.sock")
     with running(sock_path, quick_engines):
         assert default_socket_path() == sock_path  # the service's socket, when it is there
+
+
+def test_a_flood_of_idle_clients_is_capped_and_the_box_still_answers(box: Box) -> None:
+    from daemon.channels.control_server import MAX_SESSIONS
+
+    flood = [Peer(box.path, timeout=WAIT_S) for _ in range(3 * MAX_SESSIONS)]
+    try:
+        assert ControlClient(box.path).status() == STATUS  # a newcomer is served: the longest idle one made room
+        evicted = 0
+        for peer in flood[: 2 * MAX_SESSIONS]:
+            reply = peer.reply()
+            assert reply["code"] == "control-evicted" and peer.closed_by_server()
+            evicted += 1
+        assert evicted == 2 * MAX_SESSIONS
+        fds = len(os.listdir("/proc/self/fd"))
+        assert fds < len(flood) + MAX_SESSIONS + 64  # the server holds at most its cap (the test holds the rest)
+    finally:
+        for peer in flood:
+            peer.close()
+
+
+def test_when_every_client_is_busy_one_more_is_refused_not_queued(box: Box) -> None:
+    from daemon.channels.control_server import MAX_SESSIONS
+
+    followers = [Peer(box.path) for _ in range(MAX_SESSIONS)]
+    try:
+        for peer in followers:
+            peer.send({"cmd": "events"})
+            assert peer.reply() == {"type": "subscribed"}
+        with pytest.raises(TalkboxError) as refused:
+            ControlClient(box.path).status()
+        assert refused.value.code == "control-busy"
+    finally:
+        for peer in followers:
+            peer.close()
+    deadline = time.monotonic() + WAIT_S
+    while True:  # the followers' places are freed as the server notices they left
+        try:
+            assert ControlClient(box.path).status() == STATUS
+            break
+        except TalkboxError:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)

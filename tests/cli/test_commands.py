@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import re
 import subprocess
 import sys
@@ -178,3 +179,35 @@ def test_run_with_files_answers_and_logs(cfg_file: Path, tmp_path: Path, capsys:
 def test_run_with_a_missing_microphone_file_exits_65(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = run(capsys, "run", "--mic", str(tmp_path / "nope.wav"), "--speaker", str(tmp_path / "a.wav"))
     assert status == EXIT_DATAERR and "nope.wav" in err
+
+
+def test_say_into_a_missing_directory_says_so_at_once_and_nothing_else(tmp_path: Path) -> None:
+    wav = tmp_path / "no-such-dir" / "out.wav"
+    said = subprocess.run(
+        [sys.executable, "-m", "daemon", "say", "Hello there.", "--wav", str(wav)], capture_output=True, text=True
+    )
+    assert said.returncode == EXIT_DATAERR
+    assert (
+        said.stderr == f"talkbox: cannot write {wav}: the directory {wav.parent} does not exist [output-unwritable]\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("toml", "code"),
+    [
+        ('[models]\nprofile = "pi9"\n', "config-invalid"),
+        (f'[llm]\ncontext_tokens = 512\nsystem_prompt = "{"word " * 400}"\n', "config-invalid"),
+        ('[llm]\nmodel = "/nonexistent/model.gguf"\n', "llm-model-missing"),
+        ('[tts]\nvoice = "en_US-lessac-low"\n', "tts-model-missing"),
+    ],
+    ids=["unknown-profile", "prompt-too-long", "missing-model-path", "model-not-fetched"],
+)
+def test_config_check_refuses_what_run_refuses_with_the_same_line(
+    toml: str, code: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg = tmp_path / "talkbox.toml"
+    cfg.write_text(f'[models]\ndir = "{tmp_path}"\n' + toml if not toml.startswith("[models]") else toml)
+    checked = run(capsys, "config", "check", str(cfg))
+    ran = run(capsys, "--config", str(cfg), "run", "--mic", str(tmp_path / "none.wav"), "--speaker", os.devnull)
+    assert checked[0] == ran[0] == EXIT_CONFIG
+    assert f"[{code}]" in checked[2] and checked[2].splitlines()[-1] == ran[2].splitlines()[-1]

@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from daemon import config as config_mod
 from daemon.config import Config, parse
-from daemon.errors import ConfigError
+from daemon.engines.load import check_config
+from daemon.errors import EXIT_CONFIG, ConfigError, TalkboxError
 from tests.fuzzing import FUZZ
 
 SECTIONS = {f.name: type(getattr(Config(), f.name)) for f in dataclasses.fields(Config)}
@@ -146,3 +147,19 @@ def test_arbitrary_file_bytes(tmp_path: Path, data: bytes) -> None:
         config_mod.load(path)
     except ConfigError as err:
         assert err.code in CODES and (str(path) in err.message or err.code != "config-syntax")
+
+
+@settings(FUZZ, max_examples=25)  # each valid config's models are verified, as the box would
+@given(text=documents())
+@example(text='[models]\nprofile = "pi9"\n')
+@example(text='[llm]\nmodel = "/"\n')
+@example(text='[llm]\nsha256 = "00"\n')
+def test_every_config_the_parser_takes_is_started_or_refused_with_a_line(models_dir: Path, text: str) -> None:
+    cfg = check(text)
+    if cfg is None:
+        return
+    cfg = dataclasses.replace(cfg, models=dataclasses.replace(cfg.models, dir=str(models_dir), manifest=""))
+    try:
+        check_config(cfg)
+    except TalkboxError as err:  # what `config check` and `talkbox run` both stop with
+        assert err.exit_status == EXIT_CONFIG and err.message and "[" not in err.code

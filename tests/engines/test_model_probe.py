@@ -13,6 +13,7 @@ from daemon.engines.load import probe_gguf
 from daemon.errors import EXIT_CONFIG, ModelError
 from daemon.modelstore import gguf
 from daemon.modelstore.manifest import load_manifest, verify
+from daemon.modelstore.user_models import user_digest
 
 BLOCK_COUNT_KEY = "llama.block_count"
 
@@ -64,7 +65,8 @@ def test_the_daemon_survives_and_exits_78(
     aborting_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     cfg = tmp_path / "talkbox.toml"
-    cfg.write_text(f'[models]\ndir = "{tmp_path}"\n[llm]\nmodel = "{aborting_model}"\n')
+    pin = user_digest("llm", aborting_model)  # pinned: the user vouches for it, and it still must not take us down
+    cfg.write_text(f'[models]\ndir = "{tmp_path}"\n[llm]\nmodel = "{aborting_model}"\nsha256 = "{pin}"\n')
     assert main(["--config", str(cfg), "ask", "--local", "hi"]) == EXIT_CONFIG  # this process is still alive
     error = capsys.readouterr().err
     assert str(aborting_model) in error and "[llm-model-corrupt]" in error

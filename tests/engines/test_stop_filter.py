@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from daemon.engines.llm import PLAIN_STOPS, StopFilter
+from daemon.engines.chat import PLAIN_STOPS
+from daemon.engines.llm import StopFilter
 
 
 def stream(pieces: list[str]) -> tuple[str, bool]:

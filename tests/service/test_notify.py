@@ -252,3 +252,55 @@ def test_a_slow_start_keeps_asking_for_time_until_ready(monkeypatch: pytest.Monk
     notifier.ready("Ready")
     time.sleep(0.3)
     assert sum("EXTEND_TIMEOUT_USEC=" in m for m in sent) <= extensions + 1, "extensions must stop at READY"
+
+
+@pytest.mark.slow
+def test_sighup_stops_cleanly_saving_state_and_exits_75_for_systemd_to_start_it_anew(
+    notify: NotifySocket, tmp_path: Path
+) -> None:
+    from daemon.channels.control_client import ControlClient
+
+    runtime = Path(tempfile.mkdtemp(dir="/tmp"))
+    cfg = config(tmp_path, f'[state]\ndir = "{tmp_path / "state"}"\nkeep_history = true\n')
+    env = {**os.environ, "NOTIFY_SOCKET": notify.path, "RUNTIME_DIRECTORY": str(runtime)}
+    argv = ["run", "--config", str(cfg), "--mic", str(silence(tmp_path, 60)), "--speaker", str(tmp_path / "a.wav")]
+    proc = subprocess.Popen([sys.executable, "-m", "daemon", *argv], env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        notify.wait_for("READY=1", 120)
+        assert "".join(ControlClient(runtime / "control.sock").ask("What is the capital of France?"))
+        proc.send_signal(signal.SIGHUP)
+        assert proc.wait(timeout=15) == EXIT_TEMPFAIL
+    finally:
+        proc.kill()
+    assert "read the configuration again" in proc.stderr.read()  # type: ignore[union-attr]
+    assert any("STOPPING=1" in m for m in notify.drain())
+    assert not (runtime / "control.sock").exists()
+    saved = (tmp_path / "state" / "state.json").read_text()
+    assert "capital of France" in saved
+
+
+@pytest.mark.slow
+def test_status_tells_a_hung_daemon_from_one_that_is_not_running(notify: NotifySocket, tmp_path: Path) -> None:
+    runtime = Path(tempfile.mkdtemp(dir="/tmp"))
+    env = {**os.environ, "NOTIFY_SOCKET": notify.path, "RUNTIME_DIRECTORY": str(runtime)}
+    argv = ["run", "--config", str(config(tmp_path)), "--mic", str(silence(tmp_path, 60)), "--speaker", os.devnull]
+    proc = subprocess.Popen([sys.executable, "-m", "daemon", *argv], env=env, stderr=subprocess.DEVNULL)
+
+    def status() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "daemon", "status"], env=env, capture_output=True, text=True, timeout=30
+        )
+
+    try:
+        notify.wait_for("READY=1", 120)
+        assert status().returncode == 0
+        proc.send_signal(signal.SIGSTOP)  # as a hung daemon: its socket still takes connections
+        hung = status()
+        assert hung.returncode == 1 and "not answering" in hung.stdout and "stopped, or hung?" in hung.stdout
+        proc.send_signal(signal.SIGCONT)
+        assert status().returncode == 0
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+    gone = status()
+    assert gone.returncode == 3 and "not running" in gone.stdout

@@ -240,3 +240,34 @@ def test_the_box_keeps_the_conversation_across_a_restart(engines: Engines, dev_c
     assert len(saved) == 2 and engines.responder.remembered() == saved
     assert saved[0].question == saved[1].question and saved[0].answer
     engines.responder.forget()
+
+
+def test_a_save_that_starts_failing_is_shown_once_and_its_recovery_too(tmp_path: Path) -> None:
+    from daemon.events import Event, Fault, Notice
+
+    blocker = tmp_path / "state"
+    blocker.write_text("a file where the state directory should be")
+    shown: list[Event] = []
+    saver = TurnSaver(StateStore(blocker, keep_history=False), None, shown.append)
+    saver.settings["volume"] = 5
+    for turn in (1, 2, 3):
+        saver.on_event(TurnEnded(turn=turn, outcome=Outcome.ANSWERED))
+    assert [type(e) for e in shown] == [Fault] and isinstance(shown[0], Fault)
+    assert shown[0].code == "state-save-failed" and not shown[0].permanent and str(blocker) in shown[0].message
+    assert saver.last_error
+    blocker.unlink()
+    saver.settings["volume"] = 6
+    saver.on_event(TurnEnded(turn=4, outcome=Outcome.ANSWERED))
+    assert isinstance(shown[-1], Notice) and not saver.last_error
+
+
+def test_doctor_checks_that_the_state_can_be_written(tmp_path: Path, dev_config: Config) -> None:
+    import dataclasses
+
+    from daemon.cli.doctor import _state
+
+    assert _state(dataclasses.replace(dev_config, state=StateConfig(str(tmp_path / "state")))).ok
+    blocker = tmp_path / "blocker"
+    blocker.write_text("not a directory")
+    check = _state(dataclasses.replace(dev_config, state=StateConfig(str(blocker / "state"))))
+    assert not check.ok and f"cannot save in {blocker / 'state'}" in check.detail and check.fix
