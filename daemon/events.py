@@ -24,6 +24,8 @@ class Trigger(enum.StrEnum):
     """A question typed on the serial link."""
     SOCKET = "socket"
     """A question sent through the control socket (`talkbox ask` while the box runs)."""
+    REMINDER = "reminder"
+    """A timer or an alarm came due: the box rings."""
 
     @property
     def spoken(self) -> bool:
@@ -259,6 +261,34 @@ class BoxReady(Event):
 
     wake_phrase: str
     """The wake phrase, or "" when only the button starts a turn."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SkillCalled(Event):
+    """A request answered by a skill instead of the language model."""
+
+    skill: str
+    args: dict[str, object]
+    by: str
+    """"template" (a sentence template matched) or "tool-call" (the language model chose it)."""
+    reply: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class RemindersChanged(Event):
+    """The timers and alarms now set; the display counts the timers down."""
+
+    timers: tuple[tuple[str, float], ...]
+    """(label, seconds left) of each running timer, soonest first."""
+    alarms: tuple[str, ...]
+    """Labels of the alarms, soonest first."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Ringing(Event):
+    """A timer or an alarm is ringing until stopped or ring_s passes."""
+
+    label: str
 
 
 @dataclass(frozen=True, kw_only=True)

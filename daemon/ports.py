@@ -45,6 +45,23 @@ class SpeechStream(Protocol):
         ...
 
 
+class Recogniser(Protocol):
+    """Hears a whole utterance at once (a second pass over what a streaming recogniser heard)."""
+
+    @property
+    def engine(self) -> str:
+        """Which recogniser this is, for reports."""
+        ...
+
+    def transcribe(self, pcm: bytes) -> Transcript:
+        """The transcript of one whole utterance of 16 kHz mono int16 audio."""
+        ...
+
+    def close(self) -> None:
+        """Free the model."""
+        ...
+
+
 class SpeechToText(Protocol):
     """A streaming recogniser."""
 
@@ -149,6 +166,10 @@ class Responder(Protocol):
         """Evaluate the system prompt now, so the next question only pays for its own tokens."""
         ...
 
+    def constrained(self, instruction: str, grammar: str, max_tokens: int) -> str:
+        """The model's greedy reply to `instruction`, held to a GBNF `grammar`; nothing is remembered."""
+        ...
+
     def cool_down(self) -> None:
         """Drop everything evaluated, the system prompt too (measures what warm_up saves)."""
         ...
@@ -199,6 +220,10 @@ class VoiceActivityDetector(Protocol):
 
     def is_speech(self, frame: bytes) -> bool:
         """True if the frame holds voice."""
+        ...
+
+    def reset(self) -> None:
+        """Forget the frames before (a new utterance begins)."""
         ...
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -52,10 +53,19 @@ def tts(dev_config: Config):  # type: ignore[no-untyped-def]
 
 @pytest.fixture(scope="session")
 def stt(dev_config: Config):  # type: ignore[no-untyped-def]
-    """The dev profile's recogniser (PocketSphinx English)."""
+    """The dev profile's recogniser (Whisper tiny.en)."""
     from daemon.engines.load import load_stt
 
     return load_stt(dev_config)
+
+
+@pytest.fixture(scope="session")
+def pocketsphinx(dev_config: Config):  # type: ignore[no-untyped-def]
+    """PocketSphinx English, the streaming recogniser bundled in its wheel (the fallback, and a second-pass partner)."""
+    from daemon.config import SttConfig
+    from daemon.engines.load import load_stt
+
+    return load_stt(dataclasses.replace(dev_config, stt=SttConfig(model="pocketsphinx-en-us", second_pass="none")))
 
 
 @pytest.fixture(scope="session")
@@ -81,10 +91,9 @@ def quick_engines(engines: Engines, short_llm) -> Engines:  # type: ignore[no-un
 @pytest.fixture(scope="session")
 def engines(llm, stt, tts, dev_config: Config) -> Engines:  # type: ignore[no-untyped-def]
     """Every real engine of the dev profile, the wake word included."""
-    from daemon.engines.load import load_wake
-    from daemon.engines.vad import WebRtcVad
+    from daemon.engines.load import load_vad, load_wake
 
-    return Engines(stt=stt, responder=llm, tts=tts, vad=WebRtcVad(2), wake=load_wake(dev_config))
+    return Engines(stt=stt, responder=llm, tts=tts, vad=load_vad(dev_config), wake=load_wake(dev_config))
 
 
 Speech = Callable[..., Int16Array]

@@ -30,7 +30,14 @@ from daemon.service.journal import TurnJournal
 from daemon.service.notify import Notifier, StatusMirror, status_text, watchdog_interval_s
 from daemon.service.statefile import StateStore, TurnSaver
 from daemon.service.watchdog import ProgressWatchdog
+from daemon.skills import intents
+from daemon.skills.clock import BoxClock, boot_id
+from daemon.skills.reminders import Reminder
+from daemon.skills.skills import Skills
+from daemon.skills.tools import ToolCaller
+from daemon.turn.alarm_clock import AlarmClock
 from daemon.turn.keeper import TurnKeeper
+from daemon.turn.volume import VolumeSink
 
 _LOGGER = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -63,6 +70,7 @@ class Box:
         """The models; loaded by run() unless given (a demo or a benchmark shares loaded ones)."""
         self.bus = EventBus()
         self.keeper: TurnKeeper | None = None
+        self.skills: Skills | None = None
         self.saver: TurnSaver | None = None
         self._stack = contextlib.ExitStack()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -120,18 +128,36 @@ class Box:
             engines = await self._engines()
             if engines is None or self._stop_requested.is_set():
                 return
-            sink = await self._open_speaker(engines)
-            if sink is None:
+            speaker = await self._open_speaker(engines)
+            if speaker is None:
                 return
-            stack.callback(sink.close)
+            stack.callback(speaker.close)
+            sink = VolumeSink(speaker, self.config.skills.volume)
+            skills = self.skills = self._skills(sink)
             keeper = self.keeper = TurnKeeper(
-                engines, sink, self.config.listen, self.bus, heartbeat=self._heartbeat if self.watchdog else None
+                engines,
+                sink,
+                self.config.listen,
+                self.bus,
+                heartbeat=self._heartbeat if self.watchdog else None,
+                skills=skills,
+                choose_skill=ToolCaller(engines.responder) if skills and self.config.skills.tool_calls else None,
+                ring_s=self.config.skills.ring_s,
             )
             keeper.start()
             stack.push_async_callback(keeper.close)
             stack.callback(keeper.stop_speaking)
             self.bus.subscribe(TurnJournal(engines.responder.model_name))
-            self._restore_state(engines)
+            missed = self._restore_state(engines, skills)
+            if skills is not None:
+                await asyncio.get_running_loop().run_in_executor(None, intents.warm_up)
+                alarm_clock = AlarmClock(skills, keeper, self.emit, self._save)
+                alarm_clock.missed(missed)
+                self.bus.subscribe(alarm_clock.on_event)
+                ticking = asyncio.ensure_future(alarm_clock.run())
+                stack.callback(ticking.cancel)
+                if len(skills.reminders):
+                    alarm_clock.changed()  # the display counts down what was restored
             if (button := open_button(self.config.button, keeper)) is not None:
                 stack.enter_context(button)
             if (chat := open_serial(self.config.serial, keeper, self.status)) is not None:
@@ -233,14 +259,38 @@ class Box:
         if self.watchdog is not None:
             self.watchdog.beat("audio")
 
-    def _restore_state(self, engines: Engines) -> None:
+    def _skills(self, sink: VolumeSink) -> Skills | None:
+        if not self.config.skills.enabled:
+            return None
+        return Skills(BoxClock(self.config.skills.trust_clock), sink, boot_id())
+
+    def _save(self) -> None:
+        if self.saver is not None:
+            self.saver.save()
+
+    def _restore_state(self, engines: Engines, skills: Skills | None) -> list[Reminder]:
+        """Bring back the conversation, the volume, the clock and the reminders; those missed while off."""
         store = StateStore(Path(self.config.state.dir).expanduser(), self.config.state.keep_history)
         self.saver = TurnSaver(store, engines.responder, self.emit)
-        self.saver.restore()
+        state = self.saver.restore()
+        missed: list[Reminder] = []
+        if skills is not None:
+            settings = state.settings
+            volume, muted = settings.get("volume"), settings.get("muted")
+            if isinstance(volume, int) and 0 <= volume <= 100:
+                skills.volume.level = volume
+            skills.volume.muted = muted is True
+            offset, on_boot = settings.get("clock_offset_s"), settings.get("clock_set_on_boot")
+            if isinstance(offset, float | int) and isinstance(on_boot, str):
+                skills.clock.restore(float(offset), on_boot)
+            missed = skills.reminders.restore(list(state.reminders), skills.now_boot(), skills.wall())
+            self.saver.reminders = skills.reminders.to_plain
+            self.saver.live_settings = skills.settings
         # NOTE: saved on the loop thread (a few kB with one fsync, only when the state changed), and before any
         # other subscriber hears of the turn's end: whoever sees a TurnEnded may rely on it being on the card.
         self.bus.subscribe(self.saver.on_event, first=True)
         self._stack.callback(self.saver.save)
+        return missed
 
     def _announce_ready(self, keeper: TurnKeeper) -> None:
         self.emit(BootProgress(step="Ready", fraction=1.0))
@@ -263,6 +313,7 @@ class Box:
             "wake": keeper.listener.wake_phrase if keeper is not None else "",
             "saving": "failing" if saver is not None and saver.last_error else "ok",
             "save_error": saver.last_error if saver is not None else "",
+            **(self.skills.status() if self.skills is not None else {}),
         }
 
     def reload(self) -> None:

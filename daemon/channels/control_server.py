@@ -67,8 +67,9 @@ class ControlServer:
         self._loop = asyncio.get_running_loop()
         # NOTE: the reader's limit bounds a request line: a longer one raises LimitOverrunError, it is never buffered.
         try:
+            # NOTE: a backlog deeper than the session cap: a burst of clients waits, not refused by the kernel
             self._server = await asyncio.start_unix_server(
-                self._serve, sock=sock, limit=self._context.max_request_bytes
+                self._serve, sock=sock, limit=self._context.max_request_bytes, backlog=4 * MAX_SESSIONS
             )
         except BaseException:
             sock.close()

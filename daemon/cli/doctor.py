@@ -125,6 +125,14 @@ def _serial(cfg: Config) -> Check:
         return Check("serial", False, f"{s.url}: {err}", "check serial.url and the dialout group", False)
 
 
+def _clock(cfg: Config) -> Check:
+    from daemon.skills.clock import BoxClock
+
+    state = BoxClock(cfg.skills.trust_clock).state()
+    fix = 'say "set the time to seven fifteen pm", or talkbox ask "set the time to 19:15"; or enable NTP'
+    return Check("clock", state.trusted, f"{state.source}: {state.detail}", "" if state.trusted else fix, False)
+
+
 def _cpu_info() -> str:
     """llama.cpp's CPU features, after loading the kernels this core gets (the image's build picks at run time)."""
     import ctypes
@@ -240,6 +248,7 @@ def run_checks(cfg: Config) -> list[Check]:
         lambda: _display(cfg),
         lambda: _button(cfg),
         lambda: _serial(cfg),
+        lambda: _clock(cfg),
         _cpu,
         _service,
         _root,

@@ -92,6 +92,28 @@ def build_parser() -> argparse.ArgumentParser:
     soak.add_argument("--json", action="store_true")
     soak.add_argument("--out", type=Path, help="keep the state file and question here (default: a temporary dir)")
 
+    ev = sub.add_parser("eval", parents=[common], help="measure how well the box hears and routes")
+    esub = ev.add_subparsers(dest="eval_command", required=True, metavar="WHAT")
+    hearing = esub.add_parser("hearing", parents=[common], help="speech-to-text accuracy per recogniser and condition")
+    hearing.add_argument("--quick", action="store_true", help="40 questions instead of 174 (each in 8 conditions)")
+    hearing.add_argument(
+        "--recognisers",
+        default="pocketsphinx,whisper",
+        help="comma-separated, of pocketsphinx, pocketsphinx+full, pocketsphinx+whisper, whisper",
+    )
+    hearing.add_argument("--json", action="store_true")
+    vad = esub.add_parser("vad", parents=[common], help="WebRTC's VAD against Silero's: speech missed, cut off, noise")
+    vad.add_argument("--quick", action="store_true", help="40 questions instead of 174 (each in 4 conditions)")
+    vad.add_argument("--json", action="store_true")
+    wake = esub.add_parser("wake", parents=[common], help="wake words and phrases: misses and false accepts per hour")
+    wake.add_argument("--minutes", type=float, default=30.0, help="of ordinary speech to listen to (default 30)")
+    wake.add_argument("--json", action="store_true")
+    sk = esub.add_parser("skills", parents=[common], help="skill routing: the right skill and slots, typed and spoken")
+    sk.add_argument("--spoken", type=int, default=0, metavar="N", help="also speak N phrases (0: all) by many voices")
+    sk.add_argument("--typed-only", action="store_true", help="only the typed phrases (seconds)")
+    sk.add_argument("--tool-calls", action="store_true", help="also route through the model's grammar-bound tool call")
+    sk.add_argument("--json", action="store_true")
+
     doctor = sub.add_parser("doctor", parents=[common], help="check every part of the box")
     doctor.add_argument("--json", action="store_true")
     sub.add_parser("devices", parents=[common], help="list audio devices")
@@ -158,7 +180,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "config":
             return commands.config_check(args.path or args.config)
         cfg = config.load(args.config)
-        name = args.command if args.command != "models" else f"models_{args.models_command}"
+        action = {"models": "models_command", "eval": "eval_command"}.get(args.command)
+        name = f"{args.command}_{vars(args)[action]}" if action else args.command
         return commands.HANDLERS[name](cfg, args)
     except TalkboxError as err:
         print(f"talkbox: {err.message} [{err.code}]", file=sys.stderr)

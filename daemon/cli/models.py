@@ -62,8 +62,8 @@ def models_list(cfg: Config, args: argparse.Namespace) -> int:
 def _names(cfg: Config, manifest: Manifest, names: list[str]) -> list[str]:
     if names:
         return names
-    profile = manifest.profile(cfg.models.profile)
-    return [profile[r] for r in ROLES if r in profile]
+    # NOTE: every model the profile names, the fallback and second-pass recognisers too: the box may open each
+    return list(dict.fromkeys(name for name in manifest.profile(cfg.models.profile).values() if name))
 
 
 def models_verify(cfg: Config, args: argparse.Namespace) -> int:

@@ -128,10 +128,16 @@ class SttConfig:
     """The pin of a model given by path (64 hex digits; `talkbox models digest` prints it); see also FILE.sha256."""
     fallback: bool = True
     """If the Vosk model is missing, fall back to the bundled PocketSphinx English model (warns)."""
+    second_pass: str = ""
+    """Hear each question again, whole, once it ended: a manifest model name (whisper-tiny-en, pocketsphinx-en-us),
+    "none", or empty for the profile's choice."""
+    threads: int = 1
+    """Threads for Whisper, 1..16 (one is fastest on a question-long window)."""
 
     def __post_init__(self) -> None:
         _check_pin("stt", self.sha256)
         _check(isinstance(self.fallback, bool), "stt.fallback", self.fallback, "true or false")
+        _check(1 <= self.threads <= 16, "stt.threads", self.threads, "1..16")
 
 
 @dataclass(frozen=True)
@@ -179,10 +185,16 @@ class WakeConfig:
     """The pin of a model given by path (64 hex digits; `talkbox models digest` prints it); see also FILE.sha256."""
     threshold: float = 0.0
     """Detection probability cutoff 0..1; 0 keeps the model's own tuned cutoff."""
+    phrase: str = ""
+    """A wake phrase of your own ("hey computer"), spotted by PocketSphinx instead of a wake-word model; empty: none."""
+    phrase_threshold: float = 1e-20
+    """How sure the phrase spotter must be, 1e-50 (eager) .. 1e-5 (strict)."""
 
     def __post_init__(self) -> None:
         _check_pin("wake", self.sha256)
         _check(0.0 <= self.threshold < 1.0, "wake.threshold", self.threshold, "0 (model default) .. <1")
+        _check(1e-50 <= self.phrase_threshold <= 1e-5, "wake.phrase_threshold", self.phrase_threshold, "1e-50..1e-5")
+        _check(len(self.phrase) <= 80, "wake.phrase", self.phrase, "a short phrase (80 characters at most)")
 
 
 @dataclass(frozen=True)
@@ -199,8 +211,12 @@ class ListenConfig:
     """With no speech this long after the wake word, give up with a cue, 1..30 seconds."""
     follow_up_s: float = 4.0
     """After an answer, listen this long for a follow-up without the wake word; 0 turns it off (0..30)."""
+    vad: str = "silero"
+    """Voice activity detection: webrtc (WebRTC's VAD and a noise gate) or silero (a neural VAD)."""
     vad_aggressiveness: int = 2
     """webrtcvad mode 0 (lenient) .. 3 (strict about what counts as speech)."""
+    vad_threshold: float = 0.5
+    """Silero: the probability of speech above which a frame is speech, 0.1..0.95."""
     min_speech_s: float = 0.15
     """Voice must last this long to count as speech (ignores clicks), 0.03..1 seconds."""
     chime: bool = True
@@ -211,6 +227,8 @@ class ListenConfig:
         _check(2.0 <= self.max_utterance_s <= 60.0, "listen.max_utterance_s", self.max_utterance_s, "2..60")
         _check(1.0 <= self.no_speech_timeout_s <= 30.0, "listen.no_speech_timeout_s", self.no_speech_timeout_s, "1..30")
         _check(0.0 <= self.follow_up_s <= 30.0, "listen.follow_up_s", self.follow_up_s, "0 (off) .. 30")
+        _check(self.vad in ("webrtc", "silero"), "listen.vad", self.vad, "webrtc or silero")
+        _check(0.1 <= self.vad_threshold <= 0.95, "listen.vad_threshold", self.vad_threshold, "0.1..0.95")
         _check(
             self.vad_aggressiveness in (0, 1, 2, 3),
             "listen.vad_aggressiveness",
@@ -235,6 +253,28 @@ class StateConfig:
 
 
 @dataclass(frozen=True)
+class SkillsConfig:
+    """Everyday jobs answered without the language model: the clock, timers, alarms, volume, sums."""
+
+    enabled: bool = True
+    """Answer skill requests ("set a timer for ten minutes") before the language model."""
+    tool_calls: bool = False
+    """Let the language model call a skill, through a grammar, when no template matched (off: the dev model's
+    135M parameters pick the wrong skill; see `talkbox eval skills`)."""
+    trust_clock: str = "auto"
+    """auto: trust the clock only when NTP has synchronised it, an RTC set it or the user did; system: always."""
+    ring_s: float = 120.0
+    """A timer or alarm rings until stopped or this long, 5..900 seconds."""
+    volume: int = 100
+    """Starting volume 0..100, until the user changes it by voice (then remembered)."""
+
+    def __post_init__(self) -> None:
+        _check(self.trust_clock in ("auto", "system"), "skills.trust_clock", self.trust_clock, "auto or system")
+        _check(5.0 <= self.ring_s <= 900.0, "skills.ring_s", self.ring_s, "5..900")
+        _check(0 <= self.volume <= 100, "skills.volume", self.volume, "0..100")
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration."""
 
@@ -249,6 +289,7 @@ class Config:
     button: ButtonConfig = field(default_factory=ButtonConfig)
     serial: SerialConfig = field(default_factory=SerialConfig)
     state: StateConfig = field(default_factory=StateConfig)
+    skills: SkillsConfig = field(default_factory=SkillsConfig)
 
 
 def _coerce(key: str, value: Any, kind: Any) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import functools
 import logging
 import os
 import sys
@@ -10,6 +11,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from daemon.config import LlmConfig
 from daemon.engines.chat import ChatPrompt, check_room
@@ -37,6 +39,14 @@ def configure_openmp(policy: str) -> None:
     # NOTE: with the default (spinning) policy, idle OpenMP threads burn the cores STT and TTS need:
     # on a shared 2-core machine decode fell from ~77 to ~5-12 tok/s.
     os.environ["OMP_WAIT_POLICY"] = policy
+
+
+@functools.cache
+def _grammar(text: str) -> Any:
+    """A compiled GBNF grammar (compiled once per text)."""
+    import llama_cpp
+
+    return llama_cpp.LlamaGrammar.from_string(text, verbose=False)  # type: ignore[attr-defined]
 
 
 class StopFilter:
@@ -170,6 +180,27 @@ class LlamaResponder:
             if tokens:
                 self._llm.reset()  # type: ignore[no-untyped-call]
                 self._llm.eval(tokens)
+
+    def constrained(self, instruction: str, grammar: str, max_tokens: int) -> str:
+        """The greedy reply to `instruction` after the system prompt, held to `grammar`; not remembered."""
+        compiled = _grammar(grammar)
+        with self._lock:
+            # NOTE: after the system prompt, so the cached prefix is shared with ordinary answers.
+            messages: list[Message] = [
+                {"role": "system", "content": self._config.system_prompt},
+                {"role": "user", "content": instruction},
+            ]
+            tokens = self._tokens(messages)
+            out: list[int] = []
+            try:
+                for token in self._llm.generate(tokens, top_k=1, temp=0.0, repeat_penalty=1.0, grammar=compiled):
+                    if self._chat.is_eog(token) or len(out) >= max_tokens:
+                        break
+                    out.append(token)
+            except (RuntimeError, ValueError) as err:
+                raise EngineError("llm-generation-failed", f"the language model failed: {err}") from err
+            text: str = self._llm.detokenize(out).decode("utf-8", errors="replace")
+            return text
 
     def cool_down(self) -> None:
         """Drop everything evaluated, the system prompt too."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import signal
@@ -16,16 +17,19 @@ from daemon.config import Config
 from daemon.engines.heap import keep_big_blocks_out_of_the_heap, return_freed_memory
 from daemon.engines.vad import WebRtcVad
 from daemon.errors import ModelError
-from daemon.modelstore.select import SelectedModel, select
-from daemon.ports import Engines
+from daemon.modelstore.select import SelectedModel, select, select_second_pass
+from daemon.ports import Engines, SpeechToText, VoiceActivityDetector, WakeWordDetector
 
 if TYPE_CHECKING:
     from daemon.engines.llm import LlamaResponder
     from daemon.engines.stt import PocketsphinxSpeechToText, VoskSpeechToText
     from daemon.engines.tts import PiperTextToSpeech
-    from daemon.engines.wake import MicroWakeWordDetector
+    from daemon.engines.whisper import WhisperRecogniser
 
 _LOGGER = logging.getLogger(__name__)
+
+SPOTTER_MODEL: Final = "pocketsphinx-en-us"
+"""The acoustic model and dictionary a wake phrase of the user's own is spotted with."""
 
 PROBE_TIMEOUT_S: Final = 300.0
 """A model that has not opened in a child process after this long is refused (a Pi 4 opens 1 GB in ~10 s)."""
@@ -88,21 +92,35 @@ def load_llm(config: Config) -> LlamaResponder:
     return LlamaResponder(selected.path, config.llm)
 
 
-def load_stt(config: Config) -> VoskSpeechToText | PocketsphinxSpeechToText:
-    """The recogniser for the configured model (Vosk, or PocketSphinx as the fallback)."""
+def _recogniser(
+    config: Config, selected: SelectedModel
+) -> VoskSpeechToText | PocketsphinxSpeechToText | WhisperRecogniser:
     from daemon.engines.stt import PocketsphinxSpeechToText, VoskSpeechToText
+    from daemon.engines.whisper import WhisperRecogniser
+
+    if selected.engine == "vosk":
+        return VoskSpeechToText(selected.path)
+    if selected.engine == "pocketsphinx":
+        return PocketsphinxSpeechToText(selected.path)
+    if selected.engine == "whisper":
+        return WhisperRecogniser(selected.path, threads=config.stt.threads or 1)
+    raise ModelError("stt-engine-unknown", f"STT model {selected.name} names no known engine")
+
+
+def load_stt(config: Config) -> SpeechToText:
+    """The recogniser for the configured model, and the second pass over each question when one is chosen."""
+    from daemon.engines.second_pass import SecondPass
 
     started = time.monotonic()
     selected = select(config, "stt")
-    engine: VoskSpeechToText | PocketsphinxSpeechToText
-    if selected.engine == "vosk":
-        engine = VoskSpeechToText(selected.path)
-    elif selected.engine == "pocketsphinx":
-        engine = PocketsphinxSpeechToText(selected.path)
-    else:
-        raise ModelError("stt-engine-unknown", f"STT model {selected.name} names no known engine")
+    engine = _recogniser(config, selected)
     _timed("STT", selected, started)
-    return engine
+    second = select_second_pass(config)
+    if second is None:
+        return engine
+    final = engine if second.name == selected.name else _recogniser(config, second)
+    _timed("second pass", second, started)
+    return SecondPass(engine, final)
 
 
 def load_tts(config: Config) -> PiperTextToSpeech:
@@ -116,15 +134,27 @@ def load_tts(config: Config) -> PiperTextToSpeech:
     return engine
 
 
-def load_wake(config: Config) -> MicroWakeWordDetector:
-    """The wake word detector."""
-    from daemon.engines.wake import MicroWakeWordDetector
+def load_wake(config: Config) -> WakeWordDetector:
+    """The wake word detector: the phrase of the user's own if there is one, else the wake-word model."""
+    from daemon.engines.wake import MicroWakeWordDetector, PhraseSpotter
 
     started = time.monotonic()
+    if config.wake.phrase:
+        sphinx = select(dataclasses.replace(config, stt=dataclasses.replace(config.stt, model=SPOTTER_MODEL)), "stt")
+        return PhraseSpotter(sphinx.path, config.wake.phrase, config.wake.phrase_threshold)
     selected = select(config, "wake")
     engine = MicroWakeWordDetector(selected.path, config.wake.threshold)
     _timed("wake word", selected, started)
     return engine
+
+
+def load_vad(config: Config) -> VoiceActivityDetector:
+    """The voice activity detector the config chooses."""
+    if config.listen.vad == "silero":
+        from daemon.engines.vad import SileroVad
+
+        return SileroVad(select(config, "vad").path, config.listen.vad_threshold)
+    return WebRtcVad(config.listen.vad_aggressiveness)
 
 
 def load_engines(config: Config, progress: Callable[[str, float], None] | None = None) -> Engines:
@@ -142,7 +172,7 @@ def load_engines(config: Config, progress: Callable[[str, float], None] | None =
     report("Loading the wake word", 0.9)
     wake = load_wake(config) if config.listen.wake_word else None
     report("Opening audio", 0.97)
-    vad = WebRtcVad(config.listen.vad_aggressiveness)
+    vad = load_vad(config)
     # NOTE: model loading frees ~28 MB of parse buffers that glibc keeps; trimming them before the first
     # turn lowered the peak RSS over seven answers from ~700 to ~635 MB (dev profile, one run each).
     return_freed_memory()
@@ -153,11 +183,18 @@ def check_config(config: Config) -> list[str]:
     """What stops the box from starting with `config`, checked as the box checks it; the models each role runs.
 
     Raises the error the box would stop with (ConfigError, ModelError): an unknown profile, a model that is
-    missing, unpinned or corrupt, a system prompt the context cannot hold.
+    missing, unpinned or corrupt, a system prompt the context cannot hold, a wake phrase it cannot listen for.
     """
     from daemon.engines.chat import check_room_of
 
-    roles = ["llm", "stt", "tts"] + (["wake"] if config.listen.wake_word else [])
-    chosen = {role: select(config, role) for role in roles}
-    check_room_of(chosen["llm"].path, config.llm)
-    return [f"{role} {model.name}" for role, model in chosen.items()]
+    roles = ["llm", "stt", "tts"] + (["wake"] if config.listen.wake_word and not config.wake.phrase else [])
+    roles += ["vad"] if config.listen.vad == "silero" else []
+    chosen = [f"{role} {select(config, role).name}" for role in roles]
+    if (second := select_second_pass(config)) is not None:
+        chosen.append(f"second pass {second.name}")
+    check_room_of(select(config, "llm").path, config.llm)
+    if config.listen.wake_word and config.wake.phrase:
+        spotter = load_wake(config)
+        chosen.append(f"wake phrase {spotter.phrase!r}")
+        spotter.close()
+    return chosen

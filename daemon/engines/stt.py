@@ -7,7 +7,7 @@ import logging
 import re
 import threading
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import soxr
@@ -103,6 +103,12 @@ class VoskSpeechToText:
         """Start a new utterance."""
         return VoskStream(self._model, self.rate_hz)
 
+    def transcribe(self, pcm: bytes) -> Transcript:
+        """A whole utterance at once."""
+        stream = VoskStream(self._model, self.rate_hz)
+        stream.feed(pcm)
+        return stream.finish()
+
     def close(self) -> None:
         """Nothing to free early: Vosk frees the model with its last reference."""
 
@@ -145,17 +151,21 @@ class PocketsphinxStream:
                 self._decoder.end_utt()  # type: ignore[attr-defined]
             hyp = self._decoder.hyp()  # type: ignore[attr-defined]
             segs = list(self._decoder.seg() or ())  # type: ignore[attr-defined]
-        words = tuple(
-            Word(
-                re.sub(r"\(\d+\)$", "", s.word),
-                s.start_frame / _SPHINX_FRAMES_PER_S,
-                (s.end_frame + 1) / _SPHINX_FRAMES_PER_S,
-                float(s.prob),
-            )
-            for s in segs
-            if not _SPHINX_FILLERS.match(s.word)
+        return Transcript(hyp.hypstr if hyp else "", _words(segs))
+
+
+def _words(segs: list[Any]) -> tuple[Word, ...]:
+    """PocketSphinx's segments as words with times, fillers and pronunciation variants left out."""
+    return tuple(
+        Word(
+            re.sub(r"\(\d+\)$", "", s.word),
+            s.start_frame / _SPHINX_FRAMES_PER_S,
+            (s.end_frame + 1) / _SPHINX_FRAMES_PER_S,
+            float(s.prob),
         )
-        return Transcript(hyp.hypstr if hyp else "", words)
+        for s in segs
+        if not _SPHINX_FILLERS.match(s.word)
+    )
 
 
 class PocketsphinxSpeechToText:
@@ -186,6 +196,19 @@ class PocketsphinxSpeechToText:
         # NOTE: the live cepstral mean carries over between utterances, so what was heard before changed what is
         # heard next; every utterance starts from the model's own mean instead (it adapts within a second).
         self._initial_cmn = self._decoder.get_cmn()
+
+    def transcribe(self, pcm: bytes) -> Transcript:
+        """A whole utterance at once, its cepstral mean taken from all of it (a second pass over a streamed one)."""
+        if self._current is not None:
+            self._current.end()
+        with self._lock:
+            self._decoder.set_cmn(self._initial_cmn)
+            self._decoder.start_utt()
+            self._decoder.process_raw(pcm, False, True)  # full_utt: the mean of the whole utterance, not a live one
+            self._decoder.end_utt()
+            hyp = self._decoder.hyp()
+            segs = list(self._decoder.seg() or ())
+        return Transcript(hyp.hypstr if hyp else "", _words(segs))
 
     def stream(self) -> SpeechStream:
         """Start a new utterance; one that was never finished (a cancelled question) is ended first."""

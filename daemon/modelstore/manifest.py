@@ -17,13 +17,13 @@ from daemon.modelstore import gguf
 
 _LOGGER = logging.getLogger(__name__)
 
-ROLES: Final = ("llm", "stt", "tts", "wake")
+ROLES: Final = ("llm", "stt", "tts", "wake", "vad")
 LOCAL_PIN_NAME: Final = ".talkbox-tree.sha256"
 """Written by fetch into a directory it extracted from a verified archive; not part of the tree."""
 USER_PIN_SUFFIX: Final = ".sha256"
 """A file's sha256 pinned by the user at fetch time (`--pin`), kept beside it."""
 _HASH_CHUNK_BYTES: Final = 1 << 20
-_ROLE_WORD: Final = {"llm": "model", "stt": "model", "tts": "voice", "wake": "model"}
+_ROLE_WORD: Final = {"llm": "model", "stt": "model", "tts": "voice", "wake": "model", "vad": "model"}
 
 
 @dataclass(frozen=True)
@@ -119,7 +119,7 @@ def load_manifest(path: Path | None = None) -> Manifest:
         raise ConfigError("models-manifest-invalid", f"model manifest {path} is invalid: {err}") from err
     for pname, roles in profiles.items():
         for role, model in roles.items():
-            if model not in models:
+            if model and model not in models:  # an empty name: nothing for that role (e.g. no second pass)
                 raise ConfigError(
                     "models-manifest-invalid", f"profile {pname}: {role} = {model!r} is not a model in {path}"
                 )

@@ -45,13 +45,13 @@ def _manifest(path: Path, stamp: int) -> Manifest:
 
 
 def _configured(config: Config, role: str) -> str:
-    return {"llm": config.llm.model, "stt": config.stt.model, "tts": config.tts.voice, "wake": config.wake.model}[role]
+    models = {"llm": config.llm.model, "stt": config.stt.model, "tts": config.tts.voice, "wake": config.wake.model}
+    return models.get(role, "")
 
 
 def _pin(config: Config, role: str) -> str:
-    return {"llm": config.llm.sha256, "stt": config.stt.sha256, "tts": config.tts.sha256, "wake": config.wake.sha256}[
-        role
-    ]
+    pins = {"llm": config.llm.sha256, "stt": config.stt.sha256, "tts": config.tts.sha256, "wake": config.wake.sha256}
+    return pins.get(role, "")
 
 
 def _from_path(config: Config, role: str, path: Path) -> SelectedModel:
@@ -86,3 +86,15 @@ def select(config: Config, role: str, manifest: Manifest | None = None) -> Selec
         fb = manifest.get(fallback)
         return SelectedModel(role, fb.name, verify(fb, models_dir), fb.engine, fb, fallback_reason=reason)
     return SelectedModel(role, entry.name, path, entry.engine, entry)
+
+
+def select_second_pass(config: Config, manifest: Manifest | None = None) -> SelectedModel | None:
+    """The recogniser that hears each question again once it ended (config, else the profile), or None."""
+    manifest = manifest or manifest_for(config)
+    name = config.stt.second_pass or manifest.profile(config.models.profile).get("stt_second_pass", "")
+    if not name or name == "none":
+        return None
+    entry = manifest.get(name)
+    if entry.role != "stt":
+        raise ModelError("model-wrong-role", f"stt.second_pass = {name!r} is a {entry.role} model, not a speech one")
+    return SelectedModel("stt", entry.name, verify(entry, Path(config.models.dir).expanduser()), entry.engine, entry)

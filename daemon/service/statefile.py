@@ -9,9 +9,9 @@ import math
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from daemon.events import Event, Fault, Notice, TurnEnded
 from daemon.ports import Exchange, Responder
@@ -35,6 +35,8 @@ class SavedState:
     """Runtime settings by name (plain JSON scalars)."""
     history: tuple[Exchange, ...] = ()
     """The conversation, oldest first; empty unless [state] keep_history is on."""
+    reminders: tuple[dict[str, Any], ...] = ()
+    """Timers and alarms (daemon.skills.reminders), plain JSON objects."""
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -77,6 +79,7 @@ def encode(state: SavedState) -> bytes:
         "version": VERSION,
         "settings": state.settings,
         "history": [{"question": ex.question, "answer": ex.answer} for ex in state.history],
+        "reminders": list(state.reminders),
     }
     return (json.dumps(doc, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n").encode()
 
@@ -98,7 +101,11 @@ def decode(data: bytes) -> SavedState:
         isinstance(h, dict) and isinstance(h.get("question"), str) and isinstance(h.get("answer"), str) for h in history
     ):
         raise ValueError('"history" is not a list of question/answer objects')
-    return SavedState(dict(settings), tuple(Exchange(h["question"], h["answer"]) for h in history))
+    reminders = doc.get("reminders", [])  # absent in files written before timers existed
+    if not isinstance(reminders, list) or not all(isinstance(r, dict) for r in reminders):
+        raise ValueError('"reminders" is not a list of objects')
+    exchanges = tuple(Exchange(h["question"], h["answer"]) for h in history)
+    return SavedState(dict(settings), exchanges, tuple(reminders))
 
 
 def _plain(value: object) -> bool:
@@ -139,7 +146,7 @@ class StateStore:
                 self._set_aside(str(err))
                 return SavedState()
             self._last = data
-            return state if self.keep_history else SavedState(state.settings)
+            return state if self.keep_history else replace(state, history=())
 
     def _set_aside(self, reason: str) -> None:
         aside = self.path.with_name(self.path.name + ".corrupt")
@@ -153,7 +160,7 @@ class StateStore:
     def save(self, state: SavedState) -> bool:
         """Write `state` if it differs from what is saved; True if the file now holds it. Never raises."""
         if not self.keep_history:
-            state = SavedState(state.settings)
+            state = replace(state, history=())
         try:
             data = encode(state)
         except (TypeError, ValueError) as err:  # a setting that is not plain JSON: a bug, but not a crash
@@ -191,6 +198,10 @@ class TurnSaver:
     ) -> None:
         self._store, self._responder, self._emit = store, responder, emit
         self.settings: dict[str, Setting] = {}
+        self.reminders: Callable[[], list[dict[str, Any]]] = list
+        """The timers and alarms to save (set by whoever holds them)."""
+        self.live_settings: Callable[[], dict[str, Setting]] = dict
+        """Settings changed while the box runs (the volume, the clock), merged into `settings` when saving."""
 
     @property
     def last_error(self) -> str:
@@ -217,7 +228,8 @@ class TurnSaver:
         if self._responder is not None and self._store.keep_history:
             history = self._responder.remembered()
         failing = bool(self._store.last_error)
-        saved = self._store.save(SavedState(self.settings, history))
+        self.settings.update(self.live_settings())
+        saved = self._store.save(SavedState(self.settings, history, tuple(self.reminders())))
         if self._emit is not None and saved == failing:  # it started failing, or works again
             if saved:
                 self._emit(Notice(text="Saving works again."))

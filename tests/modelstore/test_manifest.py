@@ -38,6 +38,8 @@ def test_manifest_profiles_name_real_models_with_pins() -> None:
 def test_every_installed_dev_model_verifies(tmp_path: Path) -> None:
     manifest = load_manifest()
     for role, name in manifest.profile("dev").items():
+        if not name:  # a role the dev profile leaves empty (no second pass)
+            continue
         assert verify(manifest.get(name), tmp_path).exists(), role
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
+import re
 import threading
 import time
 import wave
@@ -42,6 +43,11 @@ pytestmark = pytest.mark.slow
 QUICK = ListenConfig(trailing_silence_s=0.5, no_speech_timeout_s=1.5, follow_up_s=0.0, chime=False)
 QUESTION = "What is the capital of France?"
 STORY = "Tell me a long story about a brave dragon."
+
+
+def words(text: str) -> set[str]:
+    """The words of a transcript, lower case, without punctuation."""
+    return set(re.findall(r"[a-z']+", text.lower()))
 
 
 def shape(events: list[Event]) -> list[str]:
@@ -146,7 +152,7 @@ def test_push_to_talk_listens_through_a_pause_until_release(engines: Engines, sp
     assert shape(events) == ["ButtonPressed", *ANSWERED[:3], "ButtonReleased", *ANSWERED[3:]]
     assert of(events, TurnStarted)[0].trigger is Trigger.BUTTON
     assert of(events, ListeningEnded)[0].reason == "released"
-    assert {"capital", "france"} <= set(of(events, TranscriptReady)[0].text.split())
+    assert {"capital", "france"} <= words(of(events, TranscriptReady)[0].text)
 
 
 def test_waiting_for_the_button_the_microphone_wakes_rarely_and_a_press_loses_nothing(
@@ -181,7 +187,7 @@ def test_waiting_for_the_button_the_microphone_wakes_rarely_and_a_press_loses_no
     assert chunk_while["idle"] == {IDLE_CHUNK_S}
     assert beats.count(State.IDLE) >= 2 and State.LISTENING in beats  # idle chunks are dropped, yet counted
     assert chunk_while["listening"] == {STT_BATCH_S}
-    assert {"capital", "france"} <= set(of(events, TranscriptReady)[0].text.split())
+    assert {"capital", "france"} <= words(of(events, TranscriptReady)[0].text)
 
 
 def test_a_tap_listens_until_silence(engines: Engines, speech: Speech, tmp_path: Path) -> None:
@@ -257,7 +263,7 @@ def test_follow_up_needs_no_wake_word_until_the_window_closes(
     starts = [(e.turn, e.trigger) for e in of(events, TurnStarted)]
     assert starts == [(1, "wake-word"), (2, "follow-up"), (3, "follow-up")]
     assert [e.outcome for e in of(events, TurnEnded)] == ["answered", "answered", "no-speech"]
-    assert "spain" in of(events, ThinkingStarted)[1].question
+    assert "spain" in words(of(events, ThinkingStarted)[1].question)
 
 
 def test_a_failed_turn_is_reported_and_the_box_keeps_working(
@@ -409,4 +415,4 @@ def test_forgetting_while_listening_cancels_the_turn_and_the_next_question_is_he
     events, _ = run_box(engines, mic, QUICK, tmp_path / "out.wav", person, start=start)
     assert [(e.turn, e.outcome) for e in of(events, TurnEnded)] == [(1, "cancelled"), (2, "answered")]
     assert of(events, ListeningEnded)[0].reason == "cancelled"
-    assert {"capital", "france"} <= set(of(events, TranscriptReady)[0].text.split())
+    assert {"capital", "france"} <= words(of(events, TranscriptReady)[0].text)

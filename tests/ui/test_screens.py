@@ -219,3 +219,23 @@ def test_the_drawing_thread_sleeps_when_nothing_changes() -> None:
     time.sleep(1.0)
     c.stop()
     assert display.frames - idle_frames <= 8 + 2  # bounded by max_fps, not by the event rate
+
+
+def test_the_idle_screen_counts_timers_down_and_shows_which_one_rings() -> None:
+    from daemon.events import Outcome as Ended
+    from daemon.events import RemindersChanged, Ringing, TurnEnded
+
+    clock = Clock()
+    c, _ = controller(clock)
+    c.on_event(BoxReady(wake_phrase="Hey Jarvis"))
+    c.on_event(RemindersChanged(timers=(("pasta timer", 462.0), ("8 minutes timer", 480.0)), alarms=()))
+    screen = c.current()
+    assert (screen.text, screen.detail) == ("pasta 7:42", "timer 8:00")
+    assert c._next_wake(clock.now) <= 1.01  # the countdown moves every second
+    clock.now += 62
+    assert c.current().text == "pasta 6:40"
+    c.on_event(Ringing(turn=3, label="pasta timer"))
+    assert (c.current().title, c.current().text) == ("Time's up!", "pasta timer")
+    c.on_event(TurnEnded(turn=3, outcome=Ended.INTERRUPTED))
+    clock.now += 500  # both ended: the hint comes back
+    assert c.current().text == 'Say "Hey Jarvis"'

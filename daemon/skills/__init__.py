@@ -1,0 +1,1 @@
+"""Everyday skills answered without the language model."""

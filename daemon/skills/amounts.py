@@ -1,0 +1,76 @@
+"""Numbers, durations and volume levels in what a recogniser writes ("one and a half hours", "fifty percent")."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from ovos_number_parser import numbers_to_digits
+
+_UNIT_S: Final = {"second": 1, "sec": 1, "minute": 60, "min": 60, "hour": 3600, "hr": 3600, "day": 86400}
+_NUMBER: Final = r"-?\d+(?:\.\d+)?"
+_FILLERS: Final = ("please", "thanks", "thank you", "for me", "now", "right now")
+
+
+def digits(text: str) -> str:
+    """`text` lower-cased with its number words written as digits ("twenty five" -> "25")."""
+    # NOTE: "a"/"an" before a unit is one of it; the parser leaves "a minute" and "an hour" as words.
+    text = re.sub(r"(?<=[a-z0-9])-(?=[a-z])", " ", text.lower().replace(",", ""))  # "twenty-five", "10-minute"
+    text = re.sub(r"\b(?:an?|one)\s+(half|quarter)\b", r"one \1", text)
+    out = numbers_to_digits(text, "en")
+    out = re.sub(r"\ban?\s+(?=(?:second|sec|minute|min|hour|hr|day)s?\b)", "1 ", out)
+    out = re.sub(r"\ban?\s+(?=\d)", "", out)  # "a 100" was "a hundred"
+    return re.sub(r"\s+", " ", out).strip()
+
+
+def strip_fillers(text: str) -> str:
+    """Politeness a trailing wildcard swallowed ("eggs please" -> "eggs")."""
+    words = text.strip(" .,!?").split()
+    changed = True
+    while words and changed:
+        changed = False
+        for filler in _FILLERS:
+            n = len(filler.split())
+            if " ".join(words[-n:]) == filler:
+                words, changed = words[:-n], True
+    return " ".join(words)
+
+
+def parse_number(text: str) -> float | None:
+    """The one number `text` says ("seventy", "2.5", "a hundred"), or None when it says none or several."""
+    found = re.findall(_NUMBER, digits(text))
+    return float(found[0]) if len(found) == 1 else None
+
+
+def parse_duration(text: str) -> int | None:
+    """Seconds in a spoken duration ("ten minutes", "an hour and a half", "1 hour 30 minutes"), or None."""
+    said = digits(text)
+    # NOTE: fractions of a unit become a number before it: "half an hour", "a quarter of an hour" -> "0.5 hour",
+    # "an hour and a half" -> "1 hour 0.5 hour".
+    said = re.sub(r"\b(?:half|0\.5)\s+(?:of\s+)?(?:an?\s+|1\s+)?(minute|hour)", r"0.5 \1", said)
+    said = re.sub(r"\b(?:quarter|0\.25)\s+(?:of\s+)?(?:an?\s+|1\s+)?(minute|hour)", r"0.25 \1", said)
+    said = re.sub(r"\b(minute|hour)s?\s+and\s+(?:a\s+|1\s+)?(?:half|0\.5)\b", r"\1 0.5 \1", said)
+    said = re.sub(r"\b(minute|hour)s?\s+and\s+(?:a\s+|1\s+)?(?:quarter|0\.25)\b", r"\1 0.25 \1", said)
+    unit = rf"({_NUMBER})\s*(sec|second|min|minute|hr|hour|day)s?\b"
+    found = re.findall(unit, said)
+    total = sum(float(number) * _UNIT_S[name] for number, name in found)
+    # NOTE: strict: words left over mean the slot held more than a duration ("3 minutes for the tea").
+    rest = re.sub(rf"{unit}|\b(and|long|in|for|of|exactly|about|please)\b|-", " ", said).split()
+    matched = bool(found) and not rest
+    seconds = round(total)
+    return seconds if matched and 0 < seconds <= 7 * 86400 else None
+
+
+def parse_volume(text: str) -> int | None:
+    """A volume level 0-100 ("fifty percent", "7 out of 10", "max"); a bare number up to 10 is out of ten."""
+    said = digits(text)
+    if re.search(r"\b(max|maximum|full|loudest)\b", said):
+        return 100
+    if re.search(r"\b(min|minimum|lowest|quietest)\b", said):
+        return 10
+    value = parse_number(re.sub(r"\bout of 10\b", "", said))
+    if value is None or value < 0:
+        return None
+    percent = "percent" in said or "%" in said
+    level = value if percent or value > 10 else value * 10
+    return round(level) if level <= 100 else None

@@ -1,0 +1,177 @@
+"""What a sentence asks for, by Home Assistant's intent matcher (hassil) over its English sentences and ours."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+import time
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Final
+
+from daemon.skills.amounts import parse_duration, parse_volume, strip_fillers
+from daemon.skills.calc import calculate, convert
+from daemon.skills.when import parse_clock_time, parse_days
+
+_LOGGER = logging.getLogger(__name__)
+
+Arg = str | int | float | bool | tuple[int, ...]
+
+MAX_WORDS: Final = 24
+"""A longer sentence is a question for the language model, never a command (and hassil's cost grows with it)."""
+
+
+@dataclass(frozen=True)
+class SkillCall:
+    """A skill and its arguments, as the matcher or the language model's tool call chose them."""
+
+    skill: str
+    args: dict[str, Arg] = field(default_factory=dict)
+
+
+@functools.cache
+def _intents() -> object:
+    """Home Assistant's English intents with ours merged over them (built once, about 10 ms)."""
+    import yaml
+    from hassil import Intents, merge_dict
+    from home_assistant_intents import get_intents
+
+    data = get_intents("en")
+    if data is None:
+        raise RuntimeError("home-assistant-intents has no English sentences")
+    ours = yaml.safe_load(resources.files("daemon.skills").joinpath("sentences.yaml").read_text(encoding="utf-8"))
+    merge_dict(data, ours)
+    return Intents.from_dict(data)
+
+
+@functools.cache
+def _slot_lists() -> dict[str, object]:
+    from hassil import TextSlotList
+
+    # NOTE: HA's sentences name devices, areas and floors; the box has none, but the lists must exist.
+    return {name: TextSlotList.from_strings([]) for name in ("name", "area", "floor")}
+
+
+def normalise(text: str) -> str:
+    """What the matcher reads: lower case, typographic quotes made plain, end punctuation dropped."""
+    text = text.lower().replace("\u2019", "'").replace("\u2018", "'")
+    text = re.sub(r"[!?;\"]", " ", text)
+    text = re.sub(r"(?<!\d)[.,](?!\d)", " ", text)  # keep "7.30" and "2.5", drop sentence punctuation
+    return " ".join(text.split())
+
+
+def match(text: str) -> SkillCall | None:
+    """The skill `text` asks for, or None when it is a question for the language model."""
+    from hassil import recognize_all
+
+    said = normalise(text)
+    if not said or len(said.split()) > MAX_WORDS:
+        return None
+    calls: list[tuple[tuple[int, int], SkillCall]] = []
+    for result in recognize_all(said, _intents(), slot_lists=_slot_lists(), language="en"):  # type: ignore[arg-type]
+        entities = {name: e for name, e in result.entities.items()}
+        values = {name: e.value for name, e in entities.items()}
+        wild = [e for e in entities.values() if e.is_wildcard]
+        call = _call(result.intent.name, values, said)
+        if call is not None:
+            # NOTE: hassil's own preference: fewer wildcards, then less text left to a wildcard.
+            calls.append(((len(wild), sum(len(str(e.text)) for e in wild)), call))
+    return min(calls, key=lambda c: c[0])[1] if calls else None
+
+
+def _text(values: dict[str, object], name: str) -> str:
+    return strip_fillers(str(values.get(name) or ""))
+
+
+def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
+    """The skill call an intent match means, or None when its slots do not parse."""
+    match intent:
+        case "HassGetCurrentTime" | "TalkboxTime":
+            return SkillCall("time")
+        case "HassGetCurrentDate" | "TalkboxDate":
+            return SkillCall("date")
+        case "TalkboxDay":
+            return SkillCall("day")
+        case "HassStartTimer" if "conversation_command" not in v:
+            seconds = sum(_number(v, k) * s for k, s in (("hours", 3600), ("minutes", 60), ("seconds", 1)))
+            return _timer(round(seconds), _text(v, "name"))
+        case "TalkboxTimer":
+            duration = parse_duration(_text(v, "duration"))
+            return _timer(duration, _text(v, "name")) if duration else None
+        case "HassTimerStatus" | "TalkboxTimerLeft":
+            return SkillCall("timer_left", _named(v))
+        case "HassCancelTimer" | "TalkboxTimerCancel":
+            return SkillCall("timer_cancel", {"all": True} if v.get("all") else _named(v))
+        case "HassCancelAllTimers":
+            return SkillCall("timer_cancel", {"all": True})
+        case "TalkboxAlarmSet":
+            return _alarm("alarm_set", _text(v, "when"), said, waking=bool(v.get("waking")))
+        case "TalkboxAlarmList":
+            return SkillCall("alarm_list")
+        case "TalkboxAlarmCancel":
+            if v.get("all"):
+                return SkillCall("alarm_cancel", {"all": True})
+            return _alarm("alarm_cancel", _text(v, "when"), said) if v.get("when") else SkillCall("alarm_cancel")
+        case "TalkboxVolume":
+            action = str(v.get("action", ""))
+            if action != "set":
+                return SkillCall("volume", {"action": action})
+            level = parse_volume(_text(v, "level"))
+            return SkillCall("volume", {"action": "set", "level": level}) if level is not None else None
+        case "TalkboxStop" | "HassNevermind":
+            return SkillCall("stop")
+        case "TalkboxRepeat":
+            return SkillCall("repeat")
+        case "TalkboxHelp":
+            return SkillCall("help")
+        case "TalkboxForget":
+            return SkillCall("forget")
+        case "TalkboxCalc":
+            value = calculate(_text(v, "expression"))
+            return SkillCall("calculate", {"value": value}) if value is not None else None
+        case "TalkboxConvert":
+            conversion = convert(_text(v, "amount"), _text(v, "unit"))
+            if conversion is None:
+                return None
+            args: dict[str, Arg] = {"value": round(conversion.value, 2), "unit": conversion.to_unit}
+            return SkillCall("convert", args | {"amount": conversion.amount, "from_unit": conversion.from_unit})
+        case "TalkboxSetTime":
+            at = parse_clock_time(_text(v, "when"))
+            return SkillCall("set_time", {"hour": at.hour, "minute": at.minute}) if at is not None else None
+    return None
+
+
+def _number(values: dict[str, object], name: str) -> float:
+    value = values.get(name)
+    return float(value) if isinstance(value, int | float | str) and value != "" else 0.0
+
+
+def _named(v: dict[str, object]) -> dict[str, Arg]:
+    name = re.sub(r"^(the|my|a|an)\s+", "", _text(v, "name").removesuffix(" timer"))
+    return {"name": name} if name else {}
+
+
+def _timer(seconds: int | None, name: str) -> SkillCall | None:
+    if not seconds or seconds <= 0:
+        return None
+    name = re.sub(r"^(the|my|a|an)\s+", "", name.removesuffix(" timer").strip())
+    return SkillCall("timer_start", {"seconds": seconds, **({"name": name} if name else {})})
+
+
+def _alarm(skill: str, when: str, said: str, waking: bool = False) -> SkillCall | None:
+    at = parse_clock_time(when, waking=waking)
+    if at is None:
+        return None
+    # NOTE: the days may be said anywhere ("every weekday, wake me at 7"): read them from the whole sentence;
+    # several days named ("on monday, wednesday and friday") repeat as "mondays, wednesdays and fridays" would.
+    days = parse_days(said) or (named if len(named := parse_days(re.sub(r"\b(\w+day)\b", r"\1s", said))) > 1 else ())
+    return SkillCall(skill, {"hour": at.hour, "minute": at.minute, "days": tuple(sorted(days))})
+
+
+def warm_up() -> float:
+    """Build the templates now (the first match otherwise costs ~0.3 s); seconds it took."""
+    started = time.monotonic()
+    for sentence in ("what time is it", "set a timer for ten minutes", "what is two plus two", "a litre in cups"):
+        match(sentence)
+    return time.monotonic() - started

@@ -1,0 +1,202 @@
+"""Timers and alarms: what is set, when each is due, and what survives a restart (as plain JSON in the state file).
+
+Timers count on the boot clock (CLOCK_BOOTTIME: no wall clock needed, suspend included); their wall-clock end is
+kept too, so after a reboot a trusted clock can tell whether one is still running. Alarms ring by the wall clock
+and wait for a trusted one. A reminder is removed (or, repeating, moved to its next day) *before* it rings, and
+the state file is saved then, so a crash while ringing never rings it twice.
+"""
+
+from __future__ import annotations
+
+import datetime
+import enum
+import time
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Final
+
+MAX_REMINDERS: Final = 20
+"""More than this many timers and alarms at once is refused (a runaway loop on the serial link, not a kitchen)."""
+
+
+class Kind(enum.StrEnum):
+    """What a reminder is."""
+
+    TIMER = "timer"
+    ALARM = "alarm"
+
+
+def boot_clock() -> float:
+    """Seconds since boot, counting suspend (timers run on it)."""
+    return time.clock_gettime(time.CLOCK_BOOTTIME)
+
+
+@dataclass(frozen=True)
+class Reminder:
+    """One timer or alarm."""
+
+    id: int
+    kind: Kind
+    name: str = ""
+    seconds: int = 0
+    """A timer's length."""
+    ends_boot: float = 0.0
+    """A timer's end on the boot clock of `boot`."""
+    boot: str = ""
+    ends_wall: float = 0.0
+    """When it is due by the wall clock (a timer: as the clock read when set; an alarm: its next ring; 0: unknown)."""
+    hour: int = 0
+    minute: int = 0
+    days: tuple[int, ...] = ()
+    """An alarm's weekdays (0 = Monday); empty: it rings once."""
+
+    @property
+    def label(self) -> str:
+        """How the box names it: "pasta timer", "10 minute timer", "7:30 alarm"."""
+        if self.kind is Kind.TIMER:
+            return f"{self.name} timer" if self.name else f"{say_length(self.seconds)} timer"
+        return f"{self.hour}:{self.minute:02d} alarm"
+
+    def left_s(self, now_boot: float) -> float:
+        """Seconds until a timer ends on this boot."""
+        return self.ends_boot - now_boot
+
+
+def say_length(seconds: float) -> str:
+    """ "1 hour 30 minutes", "8 minutes", "45 seconds"."""
+    seconds = max(0, round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [(hours, "hour"), (minutes, "minute")] + ([(secs, "second")] if hours == 0 and minutes < 10 else [])
+    said = [f"{n} {unit}{'' if n == 1 else 's'}" for n, unit in parts if n]
+    return " and ".join(said) if said else "0 seconds"
+
+
+def next_ring(hour: int, minute: int, days: tuple[int, ...], after: float) -> float:
+    """The first time after `after` (epoch seconds) that an alarm at hour:minute on `days` rings, local time."""
+    start = datetime.datetime.fromtimestamp(after).astimezone()
+    for ahead in range(8):
+        day = (start + datetime.timedelta(days=ahead)).date()
+        at = datetime.datetime.combine(day, datetime.time(hour, minute)).astimezone()
+        if at.timestamp() > after and (not days or at.weekday() in days):
+            return at.timestamp()
+    raise ValueError(f"no ring time for {hour}:{minute:02d} on days {days}")
+
+
+class Reminders:
+    """The timers and alarms that are set (used on the box's event loop)."""
+
+    def __init__(self, boot: str) -> None:
+        self._items: dict[int, Reminder] = {}
+        self._next_id = 1
+        self._boot = boot
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def all(self) -> list[Reminder]:
+        """Everything set, timers first, each kind soonest first."""
+        return sorted(self._items.values(), key=lambda r: (r.kind is Kind.ALARM, r.ends_boot or r.ends_wall, r.id))
+
+    def timers(self) -> list[Reminder]:
+        """The running timers, soonest first."""
+        return [r for r in self.all() if r.kind is Kind.TIMER]
+
+    def alarms(self) -> list[Reminder]:
+        """The alarms, soonest first (an alarm waiting for a trusted clock last)."""
+        return sorted((r for r in self.all() if r.kind is Kind.ALARM), key=lambda r: (not r.ends_wall, r.ends_wall))
+
+    def add(self, reminder: Reminder) -> Reminder:
+        """Keep `reminder` under a new id; ValueError when too many are set."""
+        if len(self._items) >= MAX_REMINDERS:
+            raise ValueError(f"{MAX_REMINDERS} timers and alarms are already set")
+        added = replace(reminder, id=self._next_id)
+        self._items[added.id] = added
+        self._next_id += 1
+        return added
+
+    def timer(self, seconds: int, name: str, now_boot: float, now_wall: float) -> Reminder:
+        """Start a timer."""
+        ends = now_boot + seconds
+        return self.add(Reminder(0, Kind.TIMER, name, seconds, ends, self._boot, now_wall + seconds))
+
+    def alarm(self, hour: int, minute: int, days: tuple[int, ...], now_wall: float | None) -> Reminder:
+        """Set an alarm; `now_wall` None: the clock is not trusted, it gets its time once the clock is."""
+        ends = next_ring(hour, minute, days, now_wall) if now_wall is not None else 0.0
+        return self.add(Reminder(0, Kind.ALARM, hour=hour, minute=minute, days=days, ends_wall=ends))
+
+    def remove(self, reminders: Iterable[Reminder]) -> list[Reminder]:
+        """Remove these; the ones that were there."""
+        return [r for r in reminders if self._items.pop(r.id, None) is not None]
+
+    def find_timers(self, name: str) -> list[Reminder]:
+        """Timers with this name (any, when `name` is empty)."""
+        name = name.strip().lower()
+        return [t for t in self.timers() if not name or t.name.lower() == name]
+
+    def schedule_alarms(self, now_wall: float) -> None:
+        """Give alarms set while the clock was untrusted their next ring time (the clock is trusted now)."""
+        for r in list(self._items.values()):
+            if r.kind is Kind.ALARM and not r.ends_wall:
+                self._items[r.id] = replace(r, ends_wall=next_ring(r.hour, r.minute, r.days, now_wall))
+
+    def due(self, now_boot: float, now_wall: float | None) -> list[Reminder]:
+        """What is due now (alarms only when the wall clock is trusted: `now_wall` not None)."""
+        due = []
+        for r in self._items.values():
+            timer_due = r.kind is Kind.TIMER and r.boot == self._boot and r.ends_boot <= now_boot
+            alarm_due = r.kind is Kind.ALARM and now_wall is not None and 0 < r.ends_wall <= now_wall
+            if timer_due or alarm_due:
+                due.append(r)
+        return sorted(due, key=lambda r: r.id)
+
+    def seconds_to_next(self, now_boot: float, now_wall: float | None) -> float | None:
+        """Seconds until the next thing is due, or None when nothing can come due."""
+        waits = [r.ends_boot - now_boot for r in self.timers() if r.boot == self._boot]
+        if now_wall is not None:
+            waits += [r.ends_wall - now_wall for r in self.alarms() if r.ends_wall]
+        return max(0.0, min(waits)) if waits else None
+
+    def rang(self, reminder: Reminder, now_wall: float | None) -> None:
+        """It is ringing now: a timer or a one-off alarm goes, a repeating alarm moves to its next day."""
+        if reminder.kind is Kind.ALARM and reminder.days and now_wall is not None:
+            after = max(now_wall, reminder.ends_wall)
+            self._items[reminder.id] = replace(
+                reminder, ends_wall=next_ring(reminder.hour, reminder.minute, reminder.days, after)
+            )
+        else:
+            self._items.pop(reminder.id, None)
+
+    # -- across restarts ----------------------------------------------------------------------------------
+
+    def to_plain(self) -> list[dict[str, Any]]:
+        """For the state file."""
+        return [asdict(r) | {"days": list(r.days)} for r in self.all()]
+
+    def restore(self, plain: list[dict[str, Any]], now_boot: float, now_wall: float | None) -> list[Reminder]:
+        """Bring back saved reminders; returns those that came due while the box was off (already removed)."""
+        missed: list[Reminder] = []
+        for item in plain:
+            try:
+                r = Reminder(**(item | {"kind": Kind(item["kind"]), "days": tuple(item.get("days", ()))}))
+            except (TypeError, ValueError, KeyError):
+                continue  # a damaged entry is dropped, the rest come back
+            self._next_id = max(self._next_id, r.id + 1)
+            if r.kind is Kind.TIMER and r.boot == self._boot and r.ends_boot <= now_boot:
+                missed.append(r)  # the daemon was stopped while it ended
+                continue
+            if r.kind is Kind.TIMER and r.boot != self._boot:
+                # A reboot: the boot clock started again. A trusted wall clock says how long is left;
+                # without one nobody knows how long the box was off, so the timer is taken to have ended.
+                if now_wall is not None and r.ends_wall > now_wall:
+                    r = replace(r, boot=self._boot, ends_boot=now_boot + (r.ends_wall - now_wall))
+                else:
+                    missed.append(r)
+                    continue
+            elif r.kind is Kind.ALARM and now_wall is not None and r.ends_wall and r.ends_wall <= now_wall:
+                missed.append(r)
+                if not r.days:
+                    continue
+                r = replace(r, ends_wall=next_ring(r.hour, r.minute, r.days, now_wall))
+            self._items[r.id] = r
+        return missed

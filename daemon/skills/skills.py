@@ -1,0 +1,263 @@
+"""The everyday skills: each request answered from the box's own clock, timers, alarms, volume and arithmetic."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final, Protocol
+
+from daemon.skills import intents
+from daemon.skills.calc import Conversion, calculate, say_number
+from daemon.skills.clock import BoxClock
+from daemon.skills.intents import SkillCall
+from daemon.skills.reminders import Kind, Reminder, Reminders, boot_clock, say_length
+from daemon.skills.speech import say_clock, say_date, say_day, say_days, say_time
+
+_LOGGER = logging.getLogger(__name__)
+
+HELP: Final = (
+    "I answer questions, and I can tell you the time and the date, set timers and alarms, "
+    "change my volume, do sums and convert units. Say stop to stop me, or repeat that to hear me again."
+)
+UNSET_CLOCK: Final = (
+    "I don't know the time: nothing has set my clock since I was switched on. "
+    "Tell me, for example: set the time to seven fifteen pm."
+)
+VOLUME_STEP: Final = 10
+
+
+class VolumeControl(Protocol):
+    """The speaker's loudness, as the skills change it."""
+
+    level: int
+    """0..100."""
+    muted: bool
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a skill says, and whether the turn should then stop quietly."""
+
+    text: str
+    changed: bool = False
+    """Timers, alarms, the volume or the clock changed: the state file should be saved."""
+
+
+class Skills:
+    """Routes a request to a skill and runs it; holds the timers and alarms (used on the box's event loop)."""
+
+    def __init__(
+        self,
+        clock: BoxClock,
+        volume: VolumeControl,
+        boot: str,
+        *,
+        now_boot: Callable[[], float] = boot_clock,
+    ) -> None:
+        self.clock, self.volume, self.now_boot = clock, volume, now_boot
+        self.reminders = Reminders(boot)
+
+    @staticmethod
+    def route(text: str) -> SkillCall | None:
+        """The skill a sentence template says `text` asks for, or None (a question for the language model)."""
+        return intents.match(text)
+
+    def wall(self) -> float | None:
+        """The time now if the clock can be trusted, else None."""
+        return self.clock.now() if self.clock.state().trusted else None
+
+    def run(self, call: SkillCall, *, last_answer: str = "", forget: Callable[[], None] | None = None) -> Reply:
+        """Do what `call` asks and say so."""
+        a = call.args
+        match call.skill:
+            case "time":
+                now = self.wall()
+                return Reply(f"It's {say_time(now)}." if now is not None else UNSET_CLOCK)
+            case "date":
+                now = self.wall()
+                return Reply(f"Today is {say_date(now)}." if now is not None else UNSET_CLOCK)
+            case "day":
+                now = self.wall()
+                return Reply(f"Today is {say_day(now)}." if now is not None else UNSET_CLOCK)
+            case "set_time":
+                self.clock.set(_int(a, "hour"), _int(a, "minute"))
+                self.reminders.schedule_alarms(self.clock.now())
+                return Reply(f"Thanks. My clock now says {say_time(self.clock.now())}.", changed=True)
+            case "timer_start":
+                return self._start_timer(_int(a, "seconds"), str(a.get("name", "")))
+            case "timer_left":
+                return self._timers_left(str(a.get("name", "")))
+            case "timer_cancel":
+                return self._cancel_timers(str(a.get("name", "")), bool(a.get("all")))
+            case "alarm_set":
+                days = a.get("days", ())
+                days = tuple(int(d) for d in days) if isinstance(days, tuple | list) else ()
+                return self._set_alarm(_int(a, "hour"), _int(a, "minute"), days)
+            case "alarm_list":
+                return self._list_alarms()
+            case "alarm_cancel":
+                return self._cancel_alarms(a)
+            case "volume":
+                return self._volume(str(a.get("action", "")), a.get("level"))
+            case "calculate":
+                return Reply(f"That's {say_number(_float(a, 'value'))}.")
+            case "convert":
+                conversion = Conversion(_float(a, "value"), _float(a, "amount"), str(a["from_unit"]), str(a["unit"]))
+                return Reply(conversion.spoken())
+            case "repeat":
+                return Reply(last_answer or "I haven't said anything yet.")
+            case "help":
+                return Reply(HELP)
+            case "forget":
+                if forget is not None:
+                    forget()
+                return Reply("Okay, I've forgotten our conversation.")
+            case "stop":
+                return Reply("")
+            case "expression":
+                value = calculate(str(a.get("expression", "")))
+                return Reply(f"That's {say_number(value)}." if value is not None else "I couldn't work that out.")
+        return Reply("I can't do that yet.")
+
+    # -- timers -------------------------------------------------------------------------------------------
+
+    def _start_timer(self, seconds: int, name: str) -> Reply:
+        if any(t.name and t.name.lower() == name.lower() for t in self.reminders.timers()) and name:
+            return Reply(f"There is already a {name} timer. Cancel it first, or give this one another name.")
+        try:
+            timer = self.reminders.timer(seconds, name, self.now_boot(), self.clock.now())
+        except ValueError as err:
+            return Reply(f"I can't: {err}.")
+        what = f"A {name} timer" if name else "A timer"
+        return Reply(f"{what} for {say_length(seconds)}, starting now.", changed=bool(timer))
+
+    def _timers_left(self, name: str) -> Reply:
+        timers = self.reminders.find_timers(name)
+        if not timers:
+            return Reply(f"There is no {name} timer." if name else "No timers are running.")
+        now = self.now_boot()
+        said = [f"{t.label} has {say_length(t.left_s(now))} left" for t in timers]
+        return Reply(_capital("; ".join(said)) + ".")
+
+    def _cancel_timers(self, name: str, everything: bool) -> Reply:
+        timers = self.reminders.timers() if everything else self.reminders.find_timers(name)
+        if not timers:
+            return Reply(f"There is no {name} timer." if name else "No timers are running.")
+        if len(timers) > 1 and not everything and not name:
+            names = ", ".join(t.label for t in timers)
+            return Reply(f"{len(timers)} timers are running: {names}. Which one? Or say cancel all timers.")
+        self.reminders.remove(timers)
+        said = "All timers cancelled." if len(timers) > 1 else f"{_capital(timers[0].label)} cancelled."
+        return Reply(said, changed=True)
+
+    # -- alarms -------------------------------------------------------------------------------------------
+
+    def _set_alarm(self, hour: int, minute: int, days: tuple[int, ...]) -> Reply:
+        now = self.wall()
+        try:
+            self.reminders.alarm(hour, minute, days, now)
+        except ValueError as err:
+            return Reply(f"I can't: {err}.")
+        when = " ".join(filter(None, [say_clock(hour, minute), say_days(days)]))
+        if now is None:
+            return Reply(
+                f"Alarm set for {when}, but it can't ring until my clock is set. "
+                "Tell me the time, for example: set the time to seven fifteen pm.",
+                changed=True,
+            )
+        return Reply(f"Alarm set for {when}.", changed=True)
+
+    def _list_alarms(self) -> Reply:
+        alarms = self.reminders.alarms()
+        if not alarms:
+            return Reply("No alarms are set.")
+        said = [" ".join(filter(None, [say_clock(r.hour, r.minute), say_days(r.days)])) for r in alarms]
+        head = "One alarm is set" if len(said) == 1 else f"{len(said)} alarms are set"
+        return Reply(f"{head}: {', '.join(said)}.")
+
+    def _cancel_alarms(self, a: dict[str, intents.Arg]) -> Reply:
+        alarms = self.reminders.alarms()
+        if "hour" in a:
+            alarms = [r for r in alarms if (r.hour, r.minute) == (a["hour"], a.get("minute", 0))]
+        if not alarms:
+            return Reply("There is no such alarm." if "hour" in a else "No alarms are set.")
+        if len(alarms) > 1 and not a.get("all") and "hour" not in a:
+            return Reply(f"{len(alarms)} alarms are set. Say which time, or say cancel all alarms.")
+        self.reminders.remove(alarms)
+        return Reply("Alarm cancelled." if len(alarms) == 1 else "All alarms cancelled.", changed=True)
+
+    # -- ringing --------------------------------------------------------------------------------------------
+
+    def due(self) -> list[Reminder]:
+        """Timers and alarms due now."""
+        return self.reminders.due(self.now_boot(), self.wall())
+
+    def seconds_to_next(self) -> float | None:
+        """Seconds until the next one is due (None: nothing can come due)."""
+        return self.reminders.seconds_to_next(self.now_boot(), self.wall())
+
+    def ringing(self, reminder: Reminder) -> str:
+        """Mark `reminder` as rung (before it sounds, so it never rings twice) and what to say."""
+        self.reminders.rang(reminder, self.wall())
+        return f"Your {reminder.label} is done." if reminder.kind is Kind.TIMER else "It's time: your alarm."
+
+    def status(self) -> dict[str, object]:
+        """For `talkbox status` and /status: the clock's trust, timers with what is left, alarms, volume."""
+        now = self.now_boot()
+        return {
+            "clock": str(self.clock.state().source),
+            "timers": ", ".join(f"{t.label} {say_length(t.left_s(now))} left" for t in self.reminders.timers()),
+            "alarms": ", ".join(f"{r.label} {say_days(r.days)}".strip() for r in self.reminders.alarms()),
+            "volume": 0 if self.volume.muted else self.volume.level,
+        }
+
+    def settings(self) -> dict[str, str | int | float | bool]:
+        """What the state file keeps: the volume and a clock the user set."""
+        return {
+            "volume": self.volume.level,
+            "muted": self.volume.muted,
+            "clock_offset_s": round(self.clock.offset_s, 3),
+            "clock_set_on_boot": self.clock.set_on_boot,
+        }
+
+    # -- volume ---------------------------------------------------------------------------------------------
+
+    def _volume(self, action: str, level: object) -> Reply:
+        v = self.volume
+        if action == "mute":
+            v.muted = True
+            return Reply("", changed=True)
+        v.muted = False
+        if action == "set" and isinstance(level, int | float):
+            v.level = max(0, min(100, int(level)))
+        elif action == "up":
+            if v.level >= 100:
+                return Reply("That's as loud as I go.")
+            v.level = min(100, v.level + VOLUME_STEP)
+        elif action == "down":
+            v.level = max(VOLUME_STEP, v.level - VOLUME_STEP)
+        return Reply(f"Volume {v.level}.", changed=True)
+
+
+def missed_text(missed: list[Reminder]) -> str:
+    """What the box says at start about timers and alarms that came due while it was off."""
+    said = [f"your {r.label}" for r in missed]
+    if not said:
+        return ""
+    listed = said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
+    return _capital(f"{listed} {'was' if len(said) == 1 else 'were'} due while I was off.")
+
+
+def _int(args: dict[str, intents.Arg], name: str) -> int:
+    value = args.get(name)
+    return int(value) if isinstance(value, int | float | str) else 0
+
+
+def _float(args: dict[str, intents.Arg], name: str) -> float:
+    value = args.get(name)
+    return float(value) if isinstance(value, int | float | str) else 0.0
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]

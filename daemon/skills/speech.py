@@ -1,0 +1,58 @@
+"""Times and dates in words, as the voice should say them ("seven oh five pm", "Tuesday, December the first")."""
+
+from __future__ import annotations
+
+import time
+from typing import Final
+
+from ovos_number_parser import pronounce_number
+
+_DAYS: Final = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def say_clock(hour: int, minute: int) -> str:
+    """ "seven oh five pm", "twelve noon", "midnight"."""
+    if (hour, minute) == (0, 0):
+        return "midnight"
+    if (hour, minute) == (12, 0):
+        return "twelve noon"
+    h12 = hour % 12 or 12
+    if minute == 0:
+        mins = "o'clock"
+    elif minute < 10:
+        mins = f"oh {pronounce_number(minute, 'en')}"
+    else:
+        mins = pronounce_number(minute, "en")
+    return f"{pronounce_number(h12, 'en')} {mins} {'am' if hour < 12 else 'pm'}"
+
+
+def say_time(epoch: float) -> str:
+    """The local time at `epoch` in words."""
+    t = time.localtime(epoch)
+    return say_clock(t.tm_hour, t.tm_min)
+
+
+def say_date(epoch: float) -> str:
+    """ "Tuesday, December the first"."""
+    t = time.localtime(epoch)
+    month = time.strftime("%B", t)
+    return f"{_DAYS[t.tm_wday]}, {month} the {pronounce_number(t.tm_mday, 'en', ordinals=True)}"
+
+
+def say_day(epoch: float) -> str:
+    """ "Tuesday"."""
+    return _DAYS[time.localtime(epoch).tm_wday]
+
+
+def say_days(days: tuple[int, ...]) -> str:
+    """ "every weekday", "every Monday and Friday", "" for once."""
+    if not days:
+        return ""
+    if days == (0, 1, 2, 3, 4):
+        return "every weekday"
+    if days == (5, 6):
+        return "every weekend"
+    if len(days) == 7:
+        return "every day"
+    names = [_DAYS[d] for d in days]
+    return "every " + (names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1])

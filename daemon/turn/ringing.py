@@ -1,0 +1,61 @@
+"""A timer or an alarm ringing: what it is, said once, then a chime until stopped or its time is up."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+from daemon.ports import AudioSink, TextToSpeech
+from daemon.turn import earcons
+
+
+class Ring:
+    """Rings on a worker thread (`run`); `cancel()` from any thread silences it within one block."""
+
+    def __init__(
+        self,
+        tts: TextToSpeech,
+        sink: AudioSink,
+        turn: int,
+        text: str,
+        limit_s: float,
+        *,
+        chime: bool = True,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._tts, self._sink, self.turn, self._text = tts, sink, turn, text
+        self._limit_s, self._chime, self._clock = limit_s, chime, clock
+        self._cancel = threading.Event()
+        self.cancelled_at = 0.0
+        self.silenced_at = 0.0
+
+    def cancel(self) -> None:
+        """Stop ringing now."""
+        self.cancelled_at = self._clock()
+        self._cancel.set()
+        self._sink.stop()
+        self.silenced_at = self._clock()
+
+    @property
+    def cancelled(self) -> bool:
+        """True once it was stopped before its limit."""
+        return self._cancel.is_set()
+
+    def run(self) -> bool:
+        """Say what is due, then chime until cancelled or the limit; True if someone stopped it."""
+        started = self._clock()
+        rate = self._tts.sample_rate_hz
+        for chunk in self._tts.synthesize(self._text):
+            if self._cancel.is_set():
+                return True
+            self._sink.play(chunk, rate)
+        chime = earcons.ringing(rate)
+        while self._chime and not self._cancel.is_set() and self._clock() - started < self._limit_s:
+            self._sink.play(chime, rate)
+            while not self._sink.wait(timeout=0.1):
+                if self._cancel.is_set():
+                    return True
+        if not self._cancel.is_set():
+            self._sink.wait()
+        return self._cancel.is_set()

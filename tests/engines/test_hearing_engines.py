@@ -1,0 +1,117 @@
+"""Whisper, the second pass, Silero's VAD and a wake phrase of the user's own, on real models and real speech."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from daemon.cli.main import main
+from daemon.config import Config, ListenConfig, SttConfig, WakeConfig
+from daemon.engines.load import load_stt, load_vad, load_wake
+from daemon.engines.vad import SileroVad, WebRtcVad
+from daemon.errors import EXIT_CONFIG, ConfigError
+from daemon.evaluation import corpus
+from daemon.evaluation.noises import hum, music, white_noise
+from daemon.ports import AUDIO_RATE_HZ, SpeechToText
+from tests.conftest import Speech, feed
+
+pytestmark = pytest.mark.slow
+QUESTIONS = [q.text for q in corpus.tune() if q.kind in ("fact", "place", "timer")][:6]
+
+
+def words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z']+", text.lower()))
+
+
+@pytest.fixture(scope="module")
+def whisper(dev_config: Config) -> Iterator[SpeechToText]:
+    engine = load_stt(dataclasses.replace(dev_config, stt=SttConfig(model="whisper-tiny-en")))
+    yield engine
+    engine.close()
+
+
+def test_whisper_hears_spoken_questions_and_streams_what_it_heard_so_far(whisper: SpeechToText, speech: Speech) -> None:
+    assert whisper.engine == "whisper"
+    for question in QUESTIONS:
+        stream = whisper.stream()
+        partials = feed(stream, speech(question))
+        heard = stream.finish().text
+        assert len(words(question) & words(heard)) >= 0.6 * len(words(question)), (question, heard)
+        assert partials and partials[-1].lower().split()[0] == heard.lower().split()[0]  # the live transcript grew
+
+
+def test_whisper_hears_nothing_in_silence_and_noise(whisper: SpeechToText) -> None:
+    for quiet in (np.zeros(2 * AUDIO_RATE_HZ, np.int16), white_noise(2.0, -40.0), hum(2.0, -30.0)):
+        stream = whisper.stream()
+        feed(stream, quiet)
+        assert not words(stream.finish().text) - {"you"}, "it heard words in a room with no one speaking"
+
+
+def test_a_second_pass_gives_the_final_transcript_and_the_first_the_live_one(
+    dev_config: Config, speech: Speech
+) -> None:
+    both = load_stt(
+        dataclasses.replace(dev_config, stt=SttConfig(model="pocketsphinx-en-us", second_pass="whisper-tiny-en"))
+    )
+    assert both.engine == "pocketsphinx+whisper"
+    stream = both.stream()
+    partials = feed(stream, speech("What is the boiling point of water?"))
+    final = stream.finish().text
+    assert partials and all(p == p.lower() and "?" not in p for p in partials)  # PocketSphinx's: lower case, bare
+    assert final.startswith("What is the boiling point") and final.endswith("?")  # Whisper's
+    same = load_stt(
+        dataclasses.replace(dev_config, stt=SttConfig(model="pocketsphinx-en-us", second_pass="pocketsphinx-en-us"))
+    )
+    assert same.engine == "pocketsphinx+pocketsphinx"
+    stream = same.stream()
+    feed(stream, speech("How many days are in a week?"))
+    assert {"days", "week"} <= words(stream.finish().text)
+
+
+def test_the_vad_the_config_names_is_the_one_that_listens(dev_config: Config, speech: Speech) -> None:
+    silero = load_vad(dev_config)  # the default: it ends a question sooner and starts on less noise (eval vad)
+    assert isinstance(silero, SileroVad) and silero.frame_bytes == 1024
+    assert isinstance(load_vad(dataclasses.replace(dev_config, listen=ListenConfig(vad="webrtc"))), WebRtcVad)
+    audio = speech("What is the capital of France?")
+    frames = [audio[k : k + 512].tobytes() for k in range(0, len(audio) - 511, 512)]
+    voiced = [silero.is_speech(f) for f in frames]
+    assert sum(voiced) > 0.4 * len(frames) and not any(voiced[:5])  # speech heard; the lead-in silence is not
+    for noise in (white_noise(3.0, -25.0), hum(3.0, -20.0), music(3.0, -20.0)):  # babble is speech: eval vad
+        silero.reset()
+        pieces = [noise[k : k + 512].tobytes() for k in range(0, len(noise) - 511, 512)]
+        assert sum(silero.is_speech(p) for p in pieces) < 0.2 * len(pieces)
+
+
+def test_a_wake_phrase_of_ones_own_is_heard_and_another_is_not(dev_config: Config, speech: Speech) -> None:
+    spotter = load_wake(dataclasses.replace(dev_config, wake=WakeConfig(phrase="hey computer")))
+    assert spotter.phrase == "Hey Computer"
+
+    def fires(text: str) -> bool:
+        spotter.reset()
+        audio = speech(text, lead_s=0.5)
+        return any(spotter.process(audio[k : k + 1440].tobytes()) for k in range(0, len(audio), 1440))
+
+    assert fires("Hey computer, what time is it?")
+    assert not fires("Hey Jarvis, what time is it?")
+    assert not fires("The weather today is sunny with a light breeze.")
+
+
+@pytest.mark.parametrize(
+    ("phrase", "code"),
+    [("hey zorblax", "wake-phrase-unknown"), ("hello", "wake-phrase-too-short"), ("go", "wake-phrase-too-short")],
+)
+def test_an_unusable_wake_phrase_is_refused_with_a_line_and_exit_78(
+    phrase: str, code: str, dev_config: Config, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(ConfigError) as refused:
+        load_wake(dataclasses.replace(dev_config, wake=WakeConfig(phrase=phrase)))
+    assert refused.value.code == code and repr(phrase) in refused.value.message
+    cfg = tmp_path / "talkbox.toml"
+    cfg.write_text(f'[models]\ndir = "{tmp_path}"\n[wake]\nphrase = "{phrase}"\n')
+    assert main(["config", "check", str(cfg)]) == EXIT_CONFIG
+    assert f"[{code}]" in capsys.readouterr().err

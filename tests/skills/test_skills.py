@@ -1,0 +1,168 @@
+"""The skills without the box: routing on the tuning half, exact sums, timers and alarms across restarts."""
+
+from __future__ import annotations
+
+import datetime
+import re
+
+import pytest
+
+from daemon.evaluation import skills as evaluation
+from daemon.skills import clock as clock_module
+from daemon.skills.calc import calculate, convert
+from daemon.skills.clock import BoxClock
+from daemon.skills.intents import match
+from daemon.skills.reminders import Kind, Reminders, next_ring
+from daemon.skills.skills import UNSET_CLOCK, Skills, missed_text
+from daemon.skills.tools import GRAMMAR, parse
+from daemon.turn.volume import VolumeSink
+
+
+class _Quiet:
+    """A speaker that keeps nothing (the volume is what is tested)."""
+
+    def play(self, pcm: bytes, rate_hz: int, on_start: object = None) -> None: ...
+    def stop(self) -> float:
+        return 1.0
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return True
+
+    def close(self) -> None: ...
+
+
+def _skills(trust: str = "system", boot: str = "boot-a", now_boot: float = 1000.0) -> Skills:
+    return Skills(BoxClock(trust), VolumeSink(_Quiet()), boot, now_boot=lambda: now_boot)
+
+
+def test_the_tuning_half_is_routed_right_and_questions_reach_the_model() -> None:
+    phrases = evaluation.tune()
+    rows = evaluation.route_all(match, [(p, "typed", p.text) for p in phrases])
+    scored = evaluation.score(rows)
+    assert scored["routed_right"] >= 0.95, scored["mistakes"]
+    assert scored["questions_taken_by_a_skill"] <= 0.02, scored["mistakes"]
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("seventeen times twenty three", 391.0),
+        ("two hundred and fifty divided by five", 50.0),
+        ("nine minus twelve", -3.0),
+        ("15 percent of 80", 12.0),
+        ("square root of 81", 9.0),
+        ("2 + 2", 4.0),
+    ],
+)
+def test_sums_are_exact(said: str, value: float) -> None:
+    assert calculate(said) == value
+
+
+def test_words_that_are_not_a_sum_are_not_one() -> None:
+    assert calculate("the capital of france") is None
+    assert calculate("five") is None
+    assert calculate("1 / 0") is None
+    assert calculate("9 to the power of 999") is None  # refused, not computed for ever
+
+
+def test_conversions_use_real_units() -> None:
+    litre = convert("a litre", "cups")
+    assert litre is not None and round(litre.value, 2) == 4.23 and litre.spoken() == "1 litre is 4.23 cups."
+    hot = convert("100 degrees fahrenheit", "celsius")
+    assert hot is not None and round(hot.value, 2) == 37.78
+    assert convert("the capital", "france") is None
+    assert convert("a litre", "grams") is None  # volume is not mass
+
+
+def test_an_unset_clock_never_states_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    # NOTE: the kernel's NTP state is the hardware edge here: this machine may or may not be synchronised.
+    monkeypatch.setattr(clock_module, "ntp_synchronised", lambda: False)
+    monkeypatch.setattr(clock_module, "rtc_set_the_clock", lambda rtc=None: False)
+    skills = _skills(trust="auto")
+    assert not skills.clock.state().trusted
+    assert skills.run(match("what time is it")).text == UNSET_CLOCK  # type: ignore[arg-type]
+    alarm = skills.run(match("wake me up at seven thirty"))  # type: ignore[arg-type]
+    assert "can't ring until my clock is set" in alarm.text
+    assert skills.reminders.seconds_to_next(1000.0, skills.wall()) is None  # it waits for a trusted clock
+    said = skills.run(match("set the time to seven fifteen pm"))  # type: ignore[arg-type]
+    assert said.changed and "seven fifteen pm" in said.text
+    assert skills.clock.state().source is clock_module.Source.USER
+    assert skills.run(match("what time is it")).text.startswith("It's seven")  # type: ignore[arg-type]
+    assert skills.reminders.alarms()[0].ends_wall > 0  # the alarm got its ring time once the clock was set
+
+
+def test_timers_run_on_the_boot_clock_and_can_be_named_asked_and_cancelled() -> None:
+    skills = _skills()
+    assert "pasta timer for 8 minutes" in skills.run(match("set a pasta timer for 8 minutes")).text  # type: ignore[arg-type]
+    skills.run(match("set a timer for ten minutes"))  # type: ignore[arg-type]
+    left = skills.run(match("how much time is left on the pasta timer")).text  # type: ignore[arg-type]
+    assert left == "Pasta timer has 8 minutes left."
+    assert "Which one?" in skills.run(match("cancel the timer")).text  # type: ignore[arg-type]
+    assert skills.run(match("cancel the pasta timer")).text == "Pasta timer cancelled."  # type: ignore[arg-type]
+    assert [t.seconds for t in skills.reminders.timers()] == [600]
+
+
+def test_a_timer_that_ended_while_the_box_was_off_is_announced_once() -> None:
+    before = _skills(boot="boot-a", now_boot=1000.0)
+    before.run(match("set an egg timer for 5 minutes"))  # type: ignore[arg-type]
+    saved = before.reminders.to_plain()
+    # The box comes back on the same boot after the timer ended (the daemon was stopped meanwhile).
+    after = Reminders("boot-a")
+    missed = after.restore(saved, now_boot=2000.0, now_wall=None)
+    assert [r.label for r in missed] == ["egg timer"] and len(after) == 0
+    assert missed_text(missed) == "Your egg timer was due while I was off."
+    # A reboot with no trusted clock: nobody knows how long the box was off, so it is taken to have ended.
+    assert len(Reminders("boot-b").restore(saved, now_boot=5.0, now_wall=None)) == 1
+
+
+def test_a_timer_still_running_after_a_reboot_keeps_its_end_by_a_trusted_clock() -> None:
+    reminders = Reminders("boot-a")
+    timer = reminders.timer(600, "tea", now_boot=100.0, now_wall=50_000.0)
+    again = Reminders("boot-b")
+    assert again.restore(reminders.to_plain(), now_boot=10.0, now_wall=50_100.0) == []
+    assert again.timers()[0].left_s(10.0) == pytest.approx(500.0)
+    assert timer.kind is Kind.TIMER
+
+
+def test_a_repeating_alarm_moves_to_its_next_day_when_it_rings() -> None:
+    monday_9am = datetime.datetime(2026, 11, 30, 9, 0).astimezone().timestamp()
+    ring = next_ring(7, 30, (0, 1, 2, 3, 4), monday_9am)
+    assert datetime.datetime.fromtimestamp(ring).strftime("%a %H:%M") == "Tue 07:30"
+    friday_noon = datetime.datetime(2026, 12, 4, 12, 0).astimezone().timestamp()
+    assert datetime.datetime.fromtimestamp(next_ring(7, 30, (0, 1, 2, 3, 4), friday_noon)).strftime("%a") == "Mon"
+    reminders = Reminders("boot-a")
+    alarm = reminders.alarm(7, 30, (0, 1, 2, 3, 4), monday_9am)
+    reminders.rang(alarm, ring)
+    assert reminders.alarms()[0].ends_wall > ring  # not rung twice: it now waits for Wednesday
+
+
+def test_volume_changes_by_voice_and_is_kept_in_the_settings() -> None:
+    skills = _skills()
+    assert skills.run(match("turn it down")).text == "Volume 90."  # type: ignore[arg-type]
+    assert skills.run(match("set the volume to fifty percent")).text == "Volume 50."  # type: ignore[arg-type]
+    assert skills.run(match("mute")).text == ""  # type: ignore[arg-type]
+    assert skills.volume.muted and skills.settings()["volume"] == 50 and skills.settings()["muted"] is True
+
+
+def test_a_tool_call_line_is_parsed_and_the_grammar_names_every_command() -> None:
+    assert parse("timer_start 10 minutes") == match("set a timer for ten minutes")
+    assert parse("alarm_set 6:30") is not None and parse("none") is None
+    assert parse("calculate 6 * 7").args == {"value": 42.0}  # type: ignore[union-attr]
+    for command in re.findall(r'"([a-z_]+)"', GRAMMAR.split("\n")[1]):
+        assert command == "none" or parse(command) is not None or command in ("timer_cancel", "alarm_cancel")
+
+
+@pytest.mark.parametrize(
+    ("heard", "kept"),
+    [
+        ("Come again, come again, come again, come again, come", "Come again,"),
+        ("I'm how many milliliters in a cup. I'm how many milliliters", "I'm how many milliliters in a cup."),
+        ("what is what is what is", "what is"),
+        ("Is it very very cold?", "Is it very very cold?"),
+        ("Why do we need sleep?", "Why do we need sleep?"),
+    ],
+)
+def test_a_phrase_the_recogniser_looped_on_is_heard_once(heard: str, kept: str) -> None:
+    from daemon.engines.whisper import _without_restart
+
+    assert _without_restart(heard) == kept
