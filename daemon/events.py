@@ -144,6 +144,35 @@ class ListeningEnded(Event):
     reason: EndReason
     speech_s: float
     """Seconds from the start of speech to its end (0 if none was heard)."""
+    after_last_voice_s: float = 0.0
+    """The pause waited after the last voiced frame before deciding the question was over (0: not a pause)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class AnswerStartedEarly(Event):
+    """At an unclear pause the answer began, silently, on the words heard so far."""
+
+    question: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class AnswerKept(Event):
+    """The early answer answered the final question: it sounds now (its events follow ThinkingStarted)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class AnswerDropped(Event):
+    """The early answer was thrown away unheard (the user went on, or the final words differ)."""
+
+    question: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class EndJudged(Event):
+    """The words heard up to a pause, judged: a whole question (end sooner), unfinished (wait longer), or unclear."""
+
+    text: str
+    complete: bool | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -195,6 +224,10 @@ class AnswerFinished(Event):
     """Decode speed after the first token."""
     prompt_s: float
     """Seconds from the question to the first token."""
+    prompt_tokens: int = 0
+    """Tokens in the prompt, the system prompt and remembered turns included."""
+    evaluated_tokens: int = 0
+    """Of those, tokens evaluated after the question was asked (the rest were in the cache already)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -202,7 +235,9 @@ class SpeakingStarted(Event):
     """The first audio of the answer reached the speaker."""
 
     latency_s: float
-    """Seconds from the end of the user's speech to this moment."""
+    """Seconds from the decision that the user had finished speaking to this moment."""
+    since_last_word_s: float = 0.0
+    """Seconds from the user's last voiced frame to this moment: the wait a person feels (0 for typed turns)."""
 
 
 @dataclass(frozen=True, kw_only=True)

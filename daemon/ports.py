@@ -40,6 +40,10 @@ class SpeechStream(Protocol):
         """Take 16 kHz mono int16 audio; return the partial transcript when it changed."""
         ...
 
+    def settle(self) -> str:
+        """The transcript of everything fed so far, brought up to date now (the user paused)."""
+        ...
+
     def finish(self) -> Transcript:
         """End the utterance and return its final transcript."""
         ...
@@ -166,6 +170,11 @@ class Responder(Protocol):
         """Evaluate the system prompt now, so the next question only pays for its own tokens."""
         ...
 
+    def prefill(self, question: str) -> float:
+        """Evaluate the prompt up to the end of `question` (words heard so far) into the cache, so the answer only
+        pays for what changes; returns the model's probability that the user's turn ends there."""
+        ...
+
     def constrained(self, instruction: str, grammar: str, max_tokens: int) -> str:
         """The model's greedy reply to `instruction`, held to a GBNF `grammar`; nothing is remembered."""
         ...
@@ -180,6 +189,10 @@ class Responder(Protocol):
 
     def truncate_last_answer(self, spoken: str) -> None:
         """Remember only `spoken` of the last answer (the user interrupted the rest)."""
+        ...
+
+    def retract(self, question: str) -> None:
+        """Forget the last exchange if it answered `question` (an early answer nobody heard)."""
         ...
 
     def remembered(self) -> tuple[Exchange, ...]:

@@ -14,13 +14,24 @@ from typing import Any, TypeVar, cast
 from daemon.box.audio import frames_of
 from daemon.config import ButtonConfig, ListenConfig
 from daemon.errors import EngineError
-from daemon.events import AudioLevel, Event, EventBus, PartialTranscript, TokenGenerated, Trigger
+from daemon.events import (
+    AnswerDropped,
+    AnswerKept,
+    AnswerStartedEarly,
+    AudioLevel,
+    EndJudged,
+    Event,
+    EventBus,
+    PartialTranscript,
+    TokenGenerated,
+    Trigger,
+)
 from daemon.ports import AudioSource, Engines, Responder
 from daemon.turn.button import ButtonGestures
 from daemon.turn.keeper import State, TurnKeeper, TurnResult
 from hardware.audio import WavFileSink
 
-CHATTER = (AudioLevel, PartialTranscript, TokenGenerated)
+CHATTER = (AudioLevel, PartialTranscript, TokenGenerated, EndJudged, AnswerStartedEarly, AnswerKept, AnswerDropped)
 E = TypeVar("E", bound=Event)
 
 

@@ -35,7 +35,7 @@ from daemon.events import (
 from daemon.ports import AUDIO_RATE_HZ, AudioSink, Engines
 from daemon.turn.keeper import TurnKeeper
 from daemon.turn.sentences import LONG_NUMBERS, LONGEST_SENTENCE
-from hardware.audio import WavFileSink, WavFileSource
+from hardware.audio import WavFileSink, WavFileSource, read_audio_file
 
 QUESTIONS: Final = (
     "Why do we need sleep?",
@@ -69,6 +69,16 @@ class TurnTimes:
     first_audio_s: float = math.nan
     first_sentence: str = ""
     barge_in_s: float = 0.0
+    last_word_to_first_audio_s: float = math.nan
+    """What a person feels: from the end of their last word (in the audio) to the box's first sound."""
+    endpoint_wait_s: float = math.nan
+    """From the last word to the decision that the question was over."""
+    prompt_tokens: int = 0
+    evaluated_tokens: int = 0
+    """Prompt tokens evaluated after the decision (the rest were prefilled while the user spoke)."""
+    first_clause_tokens: int = 0
+    """Tokens generated up to the first chunk the voice speaks."""
+    first_clause_audio_s: float = math.nan
 
 
 def _warm(engines: Engines) -> None:
@@ -77,40 +87,83 @@ def _warm(engines: Engines) -> None:
     engines.responder.warm_up()
 
 
+def last_word_s(mic: Path) -> float:
+    """Where the last word of a recorded question ends, in seconds from the file's start (its last loud sample)."""
+    audio = np.abs(read_audio_file(mic).astype(np.int32))
+    loud = np.flatnonzero(audio > 0.01 * 32768)
+    return float(loud[-1] + 1) / AUDIO_RATE_HZ if len(loud) else 0.0
+
+
 def _turn(engines: Engines, config: Config, mic: Path, out: Path, interrupt_after_s: float = 0.0) -> TurnTimes:
     """One spoken turn through the real pipeline in real time; its timings (and barge-in, if interrupted)."""
     times = TurnTimes()
     end = [0.0]
+    at: dict[str, float] = {}
+    tokens = [0]
+    said_until = last_word_s(mic)
 
     def note(event: Event) -> None:
-        since_end = time.monotonic() - end[0]
+        now = time.monotonic()
+        since_end = now - end[0]
         match event:
             case ListeningEnded():
-                end[0] = time.monotonic()
+                end[0] = at["decided"] = now
             case TranscriptReady(text=text):
                 times.transcript, times.stt_final_s = text, since_end
-            case TokenGenerated() if math.isnan(times.first_token_s):
-                times.first_token_s = since_end
+            case TokenGenerated():
+                tokens[0] += 1
+                if math.isnan(times.first_token_s):
+                    times.first_token_s = since_end
             case SentenceReady(index=0, text=text):
                 times.first_sentence, times.first_sentence_s = text, since_end
+                times.first_clause_tokens = tokens[0]
+                times.first_clause_audio_s = sum(len(c) for c in engines.tts.synthesize(text)) / 2 / rate
             case SpeakingStarted(latency_s=latency):
                 times.first_audio_s = latency
+                at["sound"] = now
                 if interrupt_after_s:  # the button, pressed while the box speaks
                     asyncio.get_running_loop().call_later(interrupt_after_s, keeper.barge_in, BargeSource.BUTTON)
+            case AnswerFinished(prompt_tokens=prompt, evaluated_tokens=evaluated):
+                times.prompt_tokens, times.evaluated_tokens = prompt, evaluated
 
     bus = EventBus()
     bus.subscribe(note)
     sink = WavFileSink(out, engines.tts.sample_rate_hz)
     listen = dataclasses.replace(config.listen, follow_up_s=0.0, chime=False)
     keeper = TurnKeeper(engines, sink, listen, bus)
+    rate = engines.tts.sample_rate_hz
     _warm(engines)
+    source = _Timed(WavFileSource(mic))
     try:
-        asyncio.run(keeper.run(frames_of(WavFileSource(mic), keeper.listener)))
+        asyncio.run(keeper.run(frames_of(source, keeper.listener)))
     finally:
         sink.close()
     engines.responder.forget()
     times.barge_in_s = keeper.last_barge_in_s
+    if "sound" in at and source.started:
+        last_word = source.started + said_until  # the file plays in real time from `started`
+        times.last_word_to_first_audio_s = at["sound"] - last_word
+        times.endpoint_wait_s = at["decided"] - last_word
     return times
+
+
+class _Timed:
+    """A WAV microphone that notes when it started playing (sample k then sounds at started + k / rate)."""
+
+    def __init__(self, source: WavFileSource) -> None:
+        self._source = source
+        self.started = 0.0
+
+    def frames(self, chunk_s: Callable[[], float] | None = None) -> Generator[bytes, None, None]:
+        """The source's frames; the first one's arrival, less its length, is when playing started."""
+        for frame in self._source.frames(chunk_s):
+            if not self.started:
+                self.started = time.monotonic() - len(frame) / 2 / AUDIO_RATE_HZ
+            yield frame
+
+    def close(self) -> None:
+        """Close the source."""
+        self._source.close()
 
 
 def _first_audio(
@@ -138,10 +191,71 @@ def _first_audio(
         "ratio_p50": statistics.median(streaming) / statistics.median(sequential_s),
         "ratio_paired_median": statistics.median(a / b for a, b in zip(streaming, sequential_s, strict=True)),
         "stt_final_p50": statistics.median(r["stt_final_s"] for r in rows),
+        **_from_last_word(rows),
         "first_token_p50": statistics.median(r["first_token_s"] for r in rows),
         "first_sentence_p50": statistics.median(r["first_sentence_s"] for r in rows),
         "turns": rows,
     }
+
+
+def _from_last_word(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The headline, last word -> first audio, and where its time goes (medians over the questions)."""
+    felt = [r["last_word_to_first_audio_s"] for r in rows if not math.isnan(r["last_word_to_first_audio_s"])]
+    if not felt:
+        return {}
+
+    def median(key: str) -> float:
+        return float(statistics.median(float(r[key]) for r in rows))
+
+    split = {
+        "endpoint_wait": median("endpoint_wait_s"),
+        "final_transcript": median("stt_final_s"),
+        "first_token": statistics.median(r["first_token_s"] - r["stt_final_s"] for r in rows),
+        "first_clause": statistics.median(r["first_sentence_s"] - r["first_token_s"] for r in rows),
+        "first_synthesis": statistics.median(r["first_audio_s"] - r["first_sentence_s"] for r in rows),
+    }
+    return {
+        "last_word_p50": statistics.median(felt),
+        "last_word_p90": pct(felt, 0.9),
+        "split": split,
+        "prompt_tokens_p50": median("prompt_tokens"),
+        "evaluated_at_end_p50": median("evaluated_tokens"),
+        "first_clause_tokens_p50": median("first_clause_tokens"),
+        "first_clause_audio_s_p50": median("first_clause_audio_s"),
+        "projected": {name: project(split, rows, board) for name, board in BOARDS.items()},
+    }
+
+
+@dataclass(frozen=True)
+class Board:
+    """A board's published speeds for its profile's models (docs/performance.md)."""
+
+    decode_tok_s: float
+    prompt_tok_s: float
+    tts_rtf: float
+    final_transcript_s: float
+
+
+BOARDS: Final = {
+    "pi4": Board(decode_tok_s=6.0, prompt_tok_s=18.0, tts_rtf=0.40, final_transcript_s=0.15),
+    "pi5": Board(decode_tok_s=10.0, prompt_tok_s=30.0, tts_rtf=0.11, final_transcript_s=0.15),
+}
+"""Decode as published (Qwen2.5 0.5B / 1.5B Q4_K_M), prompt evaluation assumed 3x decode, Piper lessac-low's
+real-time factor, Vosk's final result; the same figures as the estimate table in docs/performance.md."""
+
+
+def project(split: dict[str, float], rows: list[dict[str, Any]], board: Board) -> float:
+    """Last word -> first audio on `board`: this run's endpoint wait, then each step at the board's speed."""
+    evaluated = statistics.median(float(r["evaluated_tokens"]) for r in rows)
+    clause_tokens = statistics.median(float(r["first_clause_tokens"]) for r in rows)
+    clause_audio = statistics.median(float(r["first_clause_audio_s"]) for r in rows)
+    return float(
+        split["endpoint_wait"]
+        + board.final_transcript_s
+        + evaluated / board.prompt_tok_s
+        + clause_tokens / board.decode_tok_s
+        + clause_audio * board.tts_rtf
+    )
 
 
 def typed_turn(engines: Engines, sink: AudioSink, config: Config, question: str, bus: EventBus) -> None:
@@ -395,7 +509,26 @@ def table(report: dict[str, Any]) -> str:
         report[k]
         for k in ("system_prompt_first_token_s", "memory_after_load_mb", "memory_after_turns_mb", "working_memory_mb")
     )
-    rows = [
+    rows = []
+    if "last_word_p50" in fa:
+        sp = fa["split"]
+        rows += [
+            ("last word -> first audio, p50/p90", f"{fa['last_word_p50']:.2f} / {fa['last_word_p90']:.2f} s"),
+            (
+                "  endpoint / transcript / 1st token / clause / voice",
+                f"{sp['endpoint_wait']:.2f} / {sp['final_transcript']:.2f} / {sp['first_token']:.2f} / "
+                f"{sp['first_clause']:.2f} / {sp['first_synthesis']:.2f} s",
+            ),
+            (
+                "  prompt tokens: in all / left at the end (prefilled)",
+                f"{fa['prompt_tokens_p50']:.0f} / {fa['evaluated_at_end_p50']:.0f}",
+            ),
+            (
+                "  projected pi4 / pi5 (same formula, published speeds)",
+                f"{fa['projected']['pi4']:.2f} / {fa['projected']['pi5']:.2f} s",
+            ),
+        ]
+    rows += [
         ("end of speech -> first audio, streaming p50/p90", f"{fa['streaming_p50']:.2f} / {fa['streaming_p90']:.2f} s"),
         (
             "end of speech -> first audio, sequential p50/p90",

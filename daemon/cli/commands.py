@@ -259,6 +259,16 @@ def eval_wake(cfg: Config, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def eval_endpoint(cfg: Config, args: argparse.Namespace) -> int:
+    """Endpoint rules compared on spoken questions with and without a pause inside: cut-offs and delays."""
+    from daemon.cli.evaluate import run_eval_endpoint
+    from daemon.evaluation.endpoint import table
+
+    report = run_eval_endpoint(cfg, args.quick, say=(lambda _: None) if args.json else print)
+    print(json.dumps(report, indent=2) if args.json else table(report))
+    return EXIT_OK
+
+
 def eval_skills(cfg: Config, args: argparse.Namespace) -> int:
     """Skill routing on the phrase set, typed and spoken, tune and held-out apart."""
     from daemon.cli.evaluate import run_eval_skills
@@ -332,5 +342,6 @@ HANDLERS: Final[dict[str, Handler]] = {
     "eval_vad": eval_vad,
     "eval_wake": eval_wake,
     "eval_skills": eval_skills,
+    "eval_endpoint": eval_endpoint,
 }
 """Each subcommand's function, by name (models actions as models_ACTION)."""

@@ -102,3 +102,55 @@ def run_eval_skills(
         report["tool calls alone"] = ev.report(ev.route_all(caller, said))
         say(f"the model was asked {caller.calls} times")
     return report
+
+
+ENDPOINT_RULES: Final = {
+    "fixed 0.7 s (before)": ListenConfig(predict_end=False, trailing_silence_s=0.7),
+    "fixed 1.0 s": ListenConfig(predict_end=False, trailing_silence_s=1.0),
+    "judged: 0.3 / 0.7 / 1.5 s": ListenConfig(predict_end=True, trailing_silence_s=0.7, min_silence_s=0.3),
+    "judged: 0.3 / 1.0 / 1.5 s (default)": ListenConfig(predict_end=True, trailing_silence_s=1.0, min_silence_s=0.3),
+}
+"""Endpoint rules compared: finished / unclear / unfinished waits for the judged ones."""
+
+
+def run_eval_endpoint(config: Config, quick: bool, say: Callable[[str], None] = print) -> dict[str, Any]:
+    """Every spoken question (clean and with a pause inside) walked once, then each endpoint rule replayed on it."""
+    import statistics
+
+    from daemon.engines.load import load_llm
+    from daemon.evaluation.endpoint import score, walk
+    from daemon.skills import intents
+
+    stt, vad, llm = load_stt(config), load_vad(config), load_llm(config)
+    llm.warm_up()
+    intents.warm_up()
+
+    def features(text: str) -> tuple[float, bool | None]:  # as completeness.make_judge gathers them
+        return llm.prefill(text), intents.match(text) is not None
+
+    conditions = [c for c in CONDITIONS if c.name in ("clean-16k", "pauses")]
+    walks = []
+    for i, said in enumerate(spoken_questions(all_voices(config), conditions=conditions, quick=quick)):
+        walks.append(walk(said, vad, stt, features, punctuated=stt.engine == "whisper"))
+        if (i + 1) % 40 == 0:
+            say(f"walked {i + 1} spoken questions")
+    judge_s = sorted(p.judge_s for w in walks for p in w.pauses)
+    rules = {
+        name: {c.name: score([w for w in walks if w.said.condition == c.name], rule) for c in conditions}
+        for name, rule in ENDPOINT_RULES.items()
+    }
+    return {
+        "rules": rules,
+        "judge_s_p50": statistics.median(judge_s) if judge_s else 0.0,
+        "judge_s_p90": judge_s[int(0.9 * (len(judge_s) - 1))] if judge_s else 0.0,
+        "pauses": [
+            {
+                "said": w.said.question.text,
+                "voice": w.said.voice,
+                "condition": w.said.condition,
+                "split": w.split,
+                "pauses": [dataclasses.asdict(p) for p in w.pauses],
+            }
+            for w in walks
+        ],
+    }

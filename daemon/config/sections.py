@@ -203,8 +203,18 @@ class ListenConfig:
 
     wake_word: bool = True
     """Listen for the wake word; false means the button alone starts a turn."""
-    trailing_silence_s: float = 0.7
-    """Silence after speech that ends the question, 0.2..3 seconds."""
+    trailing_silence_s: float = 1.0
+    """Silence after speech that ends the question, 0.2..3 seconds (when nothing tells whether it is complete)."""
+    predict_end: bool = True
+    """Judge the words heard so far at each pause: a finished question ends sooner, an unfinished one waits longer."""
+    min_silence_s: float = 0.3
+    """The pause that ends a question judged complete, 0.1..trailing_silence_s."""
+    max_silence_s: float = 1.5
+    """The pause that ends a question judged unfinished ("set a timer for ..."), trailing_silence_s..5."""
+    prefill: bool = True
+    """Evaluate the words heard so far into the language model's cache while the user still speaks."""
+    speculate: bool = True
+    """At an unclear pause, start answering shortly before the question ends, silently; dropped if the user goes on."""
     max_utterance_s: float = 15.0
     """A question is cut after this long, 2..60 seconds."""
     no_speech_timeout_s: float = 5.0
@@ -224,6 +234,18 @@ class ListenConfig:
 
     def __post_init__(self) -> None:
         _check(0.2 <= self.trailing_silence_s <= 3.0, "listen.trailing_silence_s", self.trailing_silence_s, "0.2..3")
+        _check(
+            0.1 <= self.min_silence_s <= self.trailing_silence_s,
+            "listen.min_silence_s",
+            self.min_silence_s,
+            f"0.1..{self.trailing_silence_s} (listen.trailing_silence_s)",
+        )
+        _check(
+            self.trailing_silence_s <= self.max_silence_s <= 5.0,
+            "listen.max_silence_s",
+            self.max_silence_s,
+            f"{self.trailing_silence_s} (listen.trailing_silence_s)..5",
+        )
         _check(2.0 <= self.max_utterance_s <= 60.0, "listen.max_utterance_s", self.max_utterance_s, "2..60")
         _check(1.0 <= self.no_speech_timeout_s <= 30.0, "listen.no_speech_timeout_s", self.no_speech_timeout_s, "1..30")
         _check(0.0 <= self.follow_up_s <= 30.0, "listen.follow_up_s", self.follow_up_s, "0 (off) .. 30")

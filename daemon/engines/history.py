@@ -32,6 +32,11 @@ class Conversation:
             last = self._turns.pop()
             self._turns.append(Exchange(last.question, answer))
 
+    def drop_last(self, question: str) -> None:
+        """Forget the last exchange if it was the answer to `question`."""
+        if self._turns and self._turns[-1].question == question:
+            self._turns.pop()
+
     def exchanges(self) -> tuple[Exchange, ...]:
         """The exchanges, oldest first."""
         return tuple(self._turns)

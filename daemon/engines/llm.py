@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from daemon.config import LlmConfig
 from daemon.engines.chat import ChatPrompt, check_room
 from daemon.engines.history import Conversation, Message
@@ -144,6 +146,11 @@ class LlamaResponder:
         with self._memory:
             self._conversation.amend_last_answer(spoken)
 
+    def retract(self, question: str) -> None:
+        """Forget the last exchange if it answered `question` (an early answer nobody heard)."""
+        with self._memory:
+            self._conversation.drop_last(" ".join(question.split()))
+
     def remembered(self) -> tuple[Exchange, ...]:
         """The conversation, oldest exchange first."""
         with self._memory:
@@ -180,6 +187,44 @@ class LlamaResponder:
             if tokens:
                 self._llm.reset()  # type: ignore[no-untyped-call]
                 self._llm.eval(tokens)
+
+    def prefill(self, question: str) -> float:
+        """Evaluate the prompt up to the end of `question` now (rolling back what changed); P(the turn ends here)."""
+        cfg = self._config
+        question = " ".join(question.split())
+        with self._lock:
+            with self._memory:
+                messages, _ = self._conversation.fit(
+                    cfg.system_prompt,
+                    question,
+                    lambda m: len(self._tokens(m)),
+                    cfg.context_tokens - cfg.max_answer_tokens,
+                )
+            tokens = self._tokens(messages)
+            ends = [i for i, t in enumerate(tokens) if self._chat.is_eog(t)]
+            if not ends:
+                return 0.0
+            # NOTE: up to the token that closes the user's turn: the answer's prompt shares this prefix.
+            end, closing = ends[-1], tokens[ends[-1]]
+            cached = self._llm.input_ids[: self._llm.n_tokens].tolist()
+            common = next((i for i, (a, b) in enumerate(zip(cached, tokens[:end], strict=False)) if a != b), None)
+            common = min(len(cached), end) if common is None else common
+            common = min(common, end - 1)  # the last token is evaluated again: its logits give the probability
+            try:
+                self._llm.n_tokens = common  # eval() drops the cache after n_tokens: what the recogniser revised
+                self._llm.eval(tokens[common:end])
+                logits = self._logits()
+            except (RuntimeError, ValueError) as err:
+                raise EngineError("llm-generation-failed", f"the language model failed: {err}") from err
+        top = logits.max()
+        weights = np.exp(logits - top)
+        return float(weights[closing] / weights.sum())
+
+    def _logits(self) -> np.ndarray:
+        import llama_cpp
+
+        pointer = llama_cpp.llama_get_logits_ith(self._llm._ctx.ctx, -1)
+        return np.ctypeslib.as_array(pointer, shape=(self._llm.n_vocab(),)).astype(np.float64)
 
     def constrained(self, instruction: str, grammar: str, max_tokens: int) -> str:
         """The greedy reply to `instruction` after the system prompt, held to `grammar`; not remembered."""

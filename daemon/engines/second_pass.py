@@ -40,6 +40,10 @@ class SecondPassStream:
         self._audio += pcm
         return self._first.feed(pcm)
 
+    def settle(self) -> str:
+        """The streaming recogniser's transcript so far."""
+        return self._first.settle()
+
     def finish(self) -> Transcript:
         """The second pass's transcript (the streaming one's if the second heard nothing)."""
         first = self._first.finish()  # ends the streaming utterance: the two may share one decoder

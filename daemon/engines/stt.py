@@ -70,6 +70,10 @@ class VoskStream:
             return partial
         return None
 
+    def settle(self) -> str:
+        """The partial transcript: a streaming decoder is always up to date."""
+        return self._partial
+
     def finish(self) -> Transcript:
         """End the utterance and return its final transcript with word timings."""
         tail = self._resample(b"", last=True)
@@ -142,6 +146,10 @@ class PocketsphinxStream:
             self._partial = partial
             return partial
         return None
+
+    def settle(self) -> str:
+        """The partial transcript: a streaming decoder is always up to date."""
+        return self._partial
 
     def finish(self) -> Transcript:
         """End the utterance and return its final transcript with word timings."""

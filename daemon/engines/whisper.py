@@ -154,6 +154,14 @@ class WhisperStream:
         self._partial = partial
         return partial
 
+    def settle(self) -> str:
+        """Decode what was heard so far now, unless nothing came since the last time."""
+        if len(self._audio) > self._decoded_at:
+            self._decoded_at = len(self._audio)
+            partial = self._recogniser.transcribe(bytes(self._audio), final=False).text
+            self._partial = "" if _looped(partial) else partial
+        return self._partial
+
     def finish(self) -> Transcript:
         """Hear the whole utterance."""
         return self._recogniser.transcribe(bytes(self._audio))

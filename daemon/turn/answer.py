@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
 import queue
 import threading
@@ -57,11 +58,18 @@ class Answer:
         speak: bool = True,
         on_piece: Callable[[str], None] | None = None,
         abandoned: threading.Event | None = None,
+        last_word: float = 0.0,
+        held: bool = False,
     ) -> None:
         self._responder, self._tts, self._sink = responder, tts, sink
-        self._emit, self._turn = emit, turn
+        self._emit, self._turn = self._hold_or_emit, turn
+        self._out = emit
+        self._held: list[Event] | None = [] if held else None  # a speculative answer's events, until it is kept
+        self._gate = threading.Event()  # the speaker may sound it
+        if not held:
+            self._gate.set()
         self.turn = turn
-        self._end_of_speech, self._clock = end_of_speech, clock
+        self._end_of_speech, self._clock, self._last_word = end_of_speech, clock, last_word
         self._speak, self._on_piece, self._abandoned = speak, on_piece, abandoned
         self._cancel = threading.Event()
         self._sentences: queue.Queue[tuple[int, str] | None] = queue.Queue()
@@ -75,6 +83,25 @@ class Answer:
         self._sounding_until = 0.0  # when the chunk sounding now ends (clock seconds)
         self._synth_s_per_char = 0.0  # the slowest synthesis so far in this answer
         self._reply: str | None = None
+
+    def _hold_or_emit(self, event: Event) -> None:
+        with self._lock:
+            if self._held is not None:
+                self._held.append(event)
+                return
+        self._out(event)
+
+    def keep(self, end_of_speech: float, last_word: float) -> None:
+        """A speculative answer turned out to answer the final question: publish what it did so far, let it sound.
+
+        Latencies are then measured from the real end of speech and last word.
+        """
+        self._end_of_speech, self._last_word = end_of_speech, last_word
+        with self._lock:  # in order: an event the answer emits meanwhile waits for the lock, then follows these
+            for event in self._held or []:
+                self._out(event)
+            self._held = None
+        self._gate.set()
 
     def cancel(self) -> None:
         """Stop now: no more tokens, no more synthesis, and the speaker goes quiet within one block."""
@@ -158,6 +185,8 @@ class Answer:
                 tokens=stats.answer_tokens,
                 tokens_per_s=round(stats.decode_tokens_per_s, 1),
                 prompt_s=round((first or self._clock()) - started, 3),
+                prompt_tokens=stats.prompt_tokens,
+                evaluated_tokens=stats.evaluated_tokens,
             )
         )
         return text
@@ -173,10 +202,18 @@ class Answer:
     def _speak_sentences(self) -> None:
         while (item := self._sentences.get()) is not None and not self._cancel.is_set():
             index, sentence = item
+            audio = self._tts.synthesize(sentence)
+            if not index:
+                # NOTE: a speculative answer synthesizes its first sentence, then waits for the word to sound it.
+                first = next(audio, None)
+                while not self._gate.wait(timeout=0.05):
+                    if self._cancel.is_set():
+                        return
+                audio = itertools.chain([first] if first is not None else [], audio)
             if index:
                 self._pace(sentence)
             started = self._clock()
-            for chunk in self._tts.synthesize(sentence):
+            for chunk in audio:
                 seconds = len(chunk) / 2 / self._tts.sample_rate_hz
                 with self._lock:
                     if self._cancel.is_set():
@@ -207,8 +244,13 @@ class Answer:
                 self._unstarted_s -= seconds
                 self._sounding_until = self._clock() + seconds
             if first:
-                latency = round(self._clock() - self._end_of_speech, 3)
-                self._emit(SpeakingStarted(turn=self._turn, latency_s=latency))
+                now = self._clock()
+                since_word = round(now - self._last_word, 3) if self._last_word else 0.0
+                self._emit(
+                    SpeakingStarted(
+                        turn=self._turn, latency_s=round(now - self._end_of_speech, 3), since_last_word_s=since_word
+                    )
+                )
             if new:  # Piper may cut one of our sentences into several chunks
                 self._emit(SentenceSpoken(turn=self._turn, index=index, text=sentence, duration_s=round(seconds, 3)))
 

@@ -1,4 +1,9 @@
-"""Decide when the user has finished speaking, from per-frame voice activity."""
+"""Decide when the user has finished speaking, from per-frame voice activity and a judgement of the words.
+
+A pause ends the question after `trailing_silence_s`; when the words heard up to the pause were judged a
+finished question or command it ends after `min_silence_s`, and when they were judged unfinished ("what is
+the...", "set a timer for") only after `max_silence_s`. Speech that resumes forgets the judgement.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +22,10 @@ class Endpointer:
         self._run = 0.0  # seconds of consecutive voiced frames
         self.speech_start = -1.0
         self.last_speech = -1.0
+        self.judgement: bool | None = None
+        """Whether the words up to the current pause make a whole question (None: not judged, or cannot tell)."""
+        self.pauses = 0
+        """Pauses so far: a judgement is kept only for the pause it was asked for."""
 
     @property
     def speech_started(self) -> bool:
@@ -28,11 +37,24 @@ class Endpointer:
         """Seconds from the start of speech to the last voiced frame."""
         return max(0.0, self.last_speech - self.speech_start) if self.speech_started else 0.0
 
+    @property
+    def silence_s(self) -> float:
+        """Seconds since the last voiced frame (0 before speech)."""
+        return self._t - self.last_speech if self.speech_started else 0.0
+
+    def judge(self, pause: int, complete: bool | None) -> None:
+        """Record a judgement of the words heard up to pause number `pause` (ignored if speech resumed since)."""
+        if pause == self.pauses:
+            self.judgement = complete
+
     def update(self, voiced: bool, frame_s: float) -> EndReason | None:
         """Account for one frame; return silence, max-length or no-speech once the utterance is over."""
         self._t += frame_s
         self._run = self._run + frame_s if voiced else 0.0
         if voiced and self.speech_started:
+            if self.last_speech < self._t - 1.5 * frame_s:
+                self.pauses += 1  # speech resumed after a pause: its judgement no longer holds
+                self.judgement = None
             self.last_speech = self._t
         if not self.speech_started and self._run >= self._cfg.min_speech_s:
             self.speech_start = self._t - self._run
@@ -40,9 +62,15 @@ class Endpointer:
         if self.speech_started:
             if self._t - self.speech_start >= self._cfg.max_utterance_s:
                 return EndReason.MAX_LENGTH
-            if not self.push_to_talk and self._t - self.last_speech >= self._cfg.trailing_silence_s:
+            if not self.push_to_talk and self.silence_s >= self._wait():
                 return EndReason.SILENCE
             return None
         if self.push_to_talk:
             return EndReason.MAX_LENGTH if self._t >= self._cfg.max_utterance_s else None
         return EndReason.NO_SPEECH if self._t >= self._timeout else None
+
+    def _wait(self) -> float:
+        cfg = self._cfg
+        if self.judgement is None or not cfg.predict_end:
+            return cfg.trailing_silence_s
+        return cfg.min_silence_s if self.judgement else cfg.max_silence_s

@@ -13,6 +13,7 @@ import collections
 import concurrent.futures
 import enum
 import logging
+import re
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine
@@ -22,6 +23,9 @@ from typing import Any, Final
 from daemon.config import ListenConfig
 from daemon.errors import TalkboxError
 from daemon.events import (
+    AnswerDropped,
+    AnswerKept,
+    AnswerStartedEarly,
     BargeIn,
     BargeSource,
     EndReason,
@@ -44,6 +48,7 @@ from daemon.skills.intents import SkillCall
 from daemon.skills.skills import Skills
 from daemon.turn import earcons
 from daemon.turn.answer import Answer, AnswerResult
+from daemon.turn.completeness import make_judge
 from daemon.turn.listener import Listener, Utterance
 from daemon.turn.ringing import Ring
 
@@ -84,6 +89,21 @@ class _Typed:
     future: concurrent.futures.Future[TurnResult] = field(default_factory=concurrent.futures.Future)
 
 
+@dataclass
+class _Speculation:
+    """An answer started at an unclear pause, before the question was over; silent until kept."""
+
+    turn: int
+    question: str
+    answer: Answer
+    done: asyncio.Future[AnswerResult]
+
+
+def same_words(a: str, b: str) -> bool:
+    """True when two transcripts say the same words (case and punctuation aside)."""
+    return re.findall(r"[a-z0-9']+", a.lower()) == re.findall(r"[a-z0-9']+", b.lower())
+
+
 class TurnKeeper:
     """Runs turns from the microphone, the button and typed questions; owns the listener."""
 
@@ -106,6 +126,8 @@ class TurnKeeper:
         self._ring_s = ring_s
         self.last_answer = ""
         """What the box said last (for "repeat that")."""
+        route = skills.route if skills is not None else None
+        punctuated = engines.stt.engine == "whisper"  # its "?" and "." say where it hears a sentence end
         self.listener = Listener(
             engines,
             config,
@@ -114,7 +136,12 @@ class TurnKeeper:
             on_end=self._on_utterance_end,
             heartbeat=heartbeat,
             clock=clock,
+            judge=make_judge(engines.responder.prefill, route, punctuated),
+            prefill=engines.responder.prefill,
+            on_speculate=self._speculate,
+            on_resume=self._on_resume,
         )
+        self._speculation: _Speculation | None = None
         self.state = State.IDLE
         self.turn = 0
         """Number of the latest turn (0 before the first)."""
@@ -161,6 +188,8 @@ class TurnKeeper:
     async def close(self) -> None:
         """Finish the turn in progress, refuse the questions still waiting, and stop the STT thread."""
         self._closing = True
+        if (dropped := self._drop_speculation()) is not None:
+            await asyncio.wait([dropped])
         while self._waiting:
             self._waiting.popleft().future.set_exception(
                 TalkboxError("turn-box-stopping", "the box is stopping; the question was not answered")
@@ -239,6 +268,7 @@ class TurnKeeper:
         self.call(self._forget)
 
     def _forget(self) -> None:
+        self._drop_speculation()
         if self.state is State.LISTENING:
             u = self.listener.drop(EndReason.CANCELLED)
             self.state = State.IDLE
@@ -349,7 +379,17 @@ class TurnKeeper:
                 if self._cfg.chime and reason is EndReason.NO_SPEECH:
                     self._sink.play(earcons.gave_up(self._e.tts.sample_rate_hz), self._e.tts.sample_rate_hz)
                 return
-            outcome = (await self._answer_turn(u.turn, text, asked_at=u.ended_at, speak=True)).outcome
+            spec, self._speculation = self._speculation, None
+            if spec is not None and not (spec.turn == u.turn and same_words(spec.question, text)):
+                self._speculation = spec
+                dropped = self._drop_speculation()
+                if dropped is not None:
+                    await asyncio.wait([dropped])  # out of the conversation before the real answer begins
+                spec = None
+            answered = await self._answer_turn(
+                u.turn, text, asked_at=u.ended_at, speak=True, last_word=u.last_voice_at, early=spec
+            )
+            outcome = answered.outcome
         except TalkboxError as err:
             self.emit(TurnFailed(turn=u.turn, code=err.code, message=err.message))
         except Exception as err:  # a failed turn is reported and the box goes back to idle
@@ -369,6 +409,8 @@ class TurnKeeper:
         speak: bool,
         on_piece: Callable[[str], None] | None = None,
         abandoned: threading.Event | None = None,
+        last_word: float = 0.0,
+        early: _Speculation | None = None,
     ) -> TurnResult:
         """Think and (maybe) speak; failures become TurnFailed and a failed result."""
         assert self._loop is not None
@@ -377,6 +419,13 @@ class TurnKeeper:
         result: AnswerResult | None = None
         try:
             self.emit(ThinkingStarted(turn=turn, question=question))
+            if early is not None:  # begun at the pause, and the question was what it had heard: keep it
+                call, reply = None, None
+                answer = self._answer = early.answer
+                answer.keep(asked_at, last_word)
+                result = await early.done
+                self.emit(AnswerKept(turn=turn))
+                return self._answered(turn, result, speak, call)
             call, reply = await self._skill(turn, question)
             answer = self._answer = Answer(
                 self._e.responder,
@@ -389,14 +438,10 @@ class TurnKeeper:
                 speak=speak,
                 on_piece=on_piece,
                 abandoned=abandoned,
+                last_word=last_word,
             )
             result = await self._loop.run_in_executor(None, answer.run, question, reply)
-            if speak:
-                self.emit(SpeakingFinished(turn=turn, spoken=result.spoken, interrupted=result.interrupted))
-            outcome = Outcome.INTERRUPTED if result.interrupted else Outcome.ANSWERED
-            if result.text and (call is None or call.skill != "repeat"):
-                self.last_answer = result.text
-            return TurnResult(turn, outcome, result.text)
+            return self._answered(turn, result, speak, call)
         except TalkboxError as err:
             self.emit(TurnFailed(turn=turn, code=err.code, message=err.message))
             return TurnResult(turn, Outcome.FAILED, error=err)
@@ -408,6 +453,14 @@ class TurnKeeper:
         finally:
             if self._answer is not None and self._answer.turn == turn:
                 self._answer = None
+
+    def _answered(self, turn: int, result: AnswerResult, speak: bool, call: SkillCall | None) -> TurnResult:
+        if speak:
+            self.emit(SpeakingFinished(turn=turn, spoken=result.spoken, interrupted=result.interrupted))
+        outcome = Outcome.INTERRUPTED if result.interrupted else Outcome.ANSWERED
+        if result.text and (call is None or call.skill != "repeat"):
+            self.last_answer = result.text
+        return TurnResult(turn, outcome, result.text)
 
     async def _skill(self, turn: int, question: str) -> tuple[SkillCall | None, str | None]:
         """The skill `question` asks for and its reply, or (None, None) for the language model to answer."""
@@ -426,6 +479,46 @@ class TurnKeeper:
         reply = skills.run(call, last_answer=self.last_answer, forget=forget)
         self.emit(SkillCalled(turn=turn, skill=call.skill, args=dict(call.args), by=by, reply=reply.text))
         return call, reply.text
+
+    # -- answering early -------------------------------------------------------------------------------------
+
+    def _speculate(self, u: Utterance) -> None:
+        """An unclear pause is probably the end: start answering now, silently (on the loop)."""
+        if self.state is State.LISTENING and u.turn == self.turn and self._speculation is None:
+            self._spawn(self._start_speculation(u))
+
+    async def _start_speculation(self, u: Utterance) -> None:
+        words = (await self.listener.words_so_far(u)).strip()
+        pause = u.speculated_pause
+        if not words or pause < 0 or u.speculated_pause != pause or self.state is not State.LISTENING:
+            return  # nothing heard, or the user went on meanwhile
+        if (self.skills is not None and self.skills.route(words) is not None) or self._choose_skill is not None:
+            return  # a skill acts (starts a timer...): never before the question is over
+        assert self._loop is not None
+        answer = Answer(
+            self._e.responder, self._e.tts, self._sink, self.emit, u.turn, self._clock(), self._clock, held=True
+        )
+        done = self._loop.run_in_executor(None, answer.run, words)
+        self._speculation = _Speculation(u.turn, words, answer, done)
+        self.emit(AnswerStartedEarly(turn=u.turn, question=words))
+
+    def _on_resume(self, u: Utterance) -> None:
+        self._drop_speculation()  # the user went on after the pause: the early answer is not to their question
+
+    def _drop_speculation(self) -> asyncio.Future[object] | None:
+        """Stop an early answer nobody heard and take it out of the conversation; its end, to await."""
+        spec, self._speculation = self._speculation, None
+        if spec is None:
+            return None
+        spec.answer.cancel()
+        responder = self._e.responder
+
+        def retract(_: object) -> None:
+            responder.retract(spec.question)
+
+        spec.done.add_done_callback(retract)
+        self.emit(AnswerDropped(turn=spec.turn, question=spec.question))
+        return spec.done  # type: ignore[return-value]
 
     # -- timers and alarms ----------------------------------------------------------------------------------
 

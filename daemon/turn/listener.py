@@ -17,6 +17,7 @@ import numpy as np
 from daemon.config import ListenConfig
 from daemon.events import (
     AudioLevel,
+    EndJudged,
     EndReason,
     Event,
     ListeningEnded,
@@ -42,6 +43,11 @@ against 1.25-1.84 % handed on. It stays below the button's shortest hold-to-talk
 press arrives before the release can end the question, so nothing said while the button was held is lost.
 """
 LEVEL_EVERY_S: Final = 0.1
+SPECULATE_LEAD_S: Final = 0.3
+"""At an unclear pause the answer starts this long before the silence that ends the question, held silent until
+then (`TurnKeeper` discards it unheard if the user goes on)."""
+JUDGE_AFTER_S: Final = 0.12
+"""A pause this long has its words judged (a finished question ends sooner); shorter gaps come between words."""
 
 
 @dataclass
@@ -56,6 +62,12 @@ class Utterance:
     announced_speech: bool = False
     ended_at: float = 0.0
     """When listening ended (clock seconds)."""
+    last_voice_at: float = 0.0
+    """When the last voiced frame was heard (clock seconds): about when the user's last word ended."""
+    judged_pause: int = -1
+    """The last pause whose words were sent to be judged."""
+    speculated_pause: int = -1
+    """The pause at which an answer was started early (-1: none is running)."""
 
     @property
     def speech_heard(self) -> bool:
@@ -76,12 +88,22 @@ class Listener:
         on_end: Callable[[Utterance, EndReason], None],
         heartbeat: Callable[[], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
+        judge: Callable[[str], bool | None] | None = None,
+        prefill: Callable[[str], float] | None = None,
+        on_speculate: Callable[[Utterance], None] | None = None,
+        on_resume: Callable[[Utterance], None] | None = None,
     ) -> None:
         self._e, self._cfg, self._emit, self._clock = engines, config, emit, clock
+        self._judge = judge if config.predict_end else None
+        self._prefill = prefill if config.prefill else None
+        self._on_speculate = on_speculate if config.speculate else None
+        self._on_resume = on_resume
+        self._prefilling = False  # one at a time: a partial that arrives meanwhile waits for the next
         self._on_wake, self._on_end, self._heartbeat = on_wake, on_end, heartbeat
         self._utterance: Utterance | None = None
         self._frame = bytearray()
         self._stt_pool: ThreadPoolExecutor | None = None
+        self._llm_pool: ThreadPoolExecutor | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
@@ -118,12 +140,15 @@ class Listener:
         self._loop = asyncio.get_running_loop()
         if self._stt_pool is None:
             self._stt_pool = ThreadPoolExecutor(1, thread_name_prefix="stt")
+        if self._llm_pool is None:
+            self._llm_pool = ThreadPoolExecutor(1, thread_name_prefix="prefill")
 
     def close(self) -> None:
         """Stop the STT thread once it has finished its work."""
-        pool, self._stt_pool = self._stt_pool, None
-        if pool is not None:
-            pool.shutdown(wait=True)
+        for pool in (self._stt_pool, self._llm_pool):
+            if pool is not None:
+                pool.shutdown(wait=True)
+        self._stt_pool = self._llm_pool = None
 
     async def hear(self, frames: AsyncIterator[bytes]) -> None:
         """Consume a microphone until it ends; an utterance still open then ends as "source-ended"."""
@@ -186,7 +211,16 @@ class Listener:
             return
         self._utterance = None
         u.ended_at = self._clock()
-        self._emit(ListeningEnded(turn=u.turn, reason=reason, speech_s=round(u.endpointer.speech_s, 3)))
+        waited = u.endpointer.silence_s if reason is EndReason.SILENCE else 0.0
+        u.last_voice_at = u.ended_at - waited
+        self._emit(
+            ListeningEnded(
+                turn=u.turn,
+                reason=reason,
+                speech_s=round(u.endpointer.speech_s, 3),
+                after_last_voice_s=round(waited, 3),
+            )
+        )
         if u.pending:
             self._feed_stt(u)
         self._on_end(u, reason)
@@ -200,6 +234,11 @@ class Listener:
             # NOTE: ended anyway, after the audio already handed over: a recogniser may hold one decoder for all.
             self._loop.run_in_executor(self._stt_pool, u.stream.finish)
         return u
+
+    async def words_so_far(self, u: Utterance) -> str:
+        """What the user has said so far, brought up to date (on the STT thread, in order with the audio)."""
+        assert self._loop is not None and self._stt_pool is not None
+        return await self._loop.run_in_executor(self._stt_pool, u.stream.settle)
 
     async def transcript(self, u: Utterance) -> Transcript:
         """The utterance's final transcript, after all of its audio (on the STT thread, in order)."""
@@ -223,6 +262,65 @@ class Listener:
             self._emit(SpeechStarted(turn=u.turn))
         if reason is not None:
             self.end(reason)
+            return
+        e = u.endpointer
+        if u.speculated_pause >= 0 and e.pauses != u.speculated_pause:
+            u.speculated_pause = -1  # the user went on: the early answer is not theirs
+            if self._on_resume is not None:
+                self._on_resume(u)
+        if self._judge is not None and self._pause_to_judge(u):
+            self._ask_judgement(u)
+        if self._on_speculate is not None and self._pause_to_speculate(u):
+            u.speculated_pause = e.pauses
+            self._on_speculate(u)
+
+    def _pause_to_speculate(self, u: Utterance) -> bool:
+        """An unclear pause, long enough that the question will probably end at it."""
+        e = u.endpointer
+        due = self._cfg.trailing_silence_s - SPECULATE_LEAD_S
+        unclear = e.judgement is None or not self._cfg.predict_end
+        return e.speech_started and not e.push_to_talk and unclear and e.silence_s >= due and u.speculated_pause < 0
+
+    def _prefill_words(self, text: str) -> None:
+        """Evaluate the words heard so far into the model's cache while the user still speaks (on the LLM's own
+        thread, so the recogniser never waits for it); at the end only the rest is left to evaluate."""
+        if self._prefill is None or self._prefilling or not text.strip() or self._utterance is None:
+            return
+        assert self._loop is not None
+        self._prefilling = True
+        prefill = self._prefill
+
+        def done(f: asyncio.Future[float]) -> None:
+            self._prefilling = False
+            if not f.cancelled() and (err := f.exception()) is not None:
+                _LOGGER.debug("prefill failed: %s", err)
+
+        self._loop.run_in_executor(self._llm_pool, prefill, text).add_done_callback(done)
+
+    def _pause_to_judge(self, u: Utterance) -> bool:
+        e = u.endpointer
+        return e.speech_started and not e.push_to_talk and e.silence_s >= JUDGE_AFTER_S and u.judged_pause != e.pauses
+
+    def _ask_judgement(self, u: Utterance) -> None:
+        """Hear the words up to this pause now and judge them, on the STT thread (in order with the audio)."""
+        u.judged_pause = pause = u.endpointer.pauses
+        if u.pending:
+            self._feed_stt(u)
+        assert self._loop is not None and self._stt_pool is not None and self._judge is not None
+        judge = self._judge
+
+        def work() -> tuple[str, bool | None]:
+            text = u.stream.settle()
+            return text, judge(text) if text.strip() else None
+
+        def judged(f: asyncio.Future[tuple[str, bool | None]]) -> None:
+            if f.cancelled() or f.exception() is not None:
+                return
+            text, complete = f.result()
+            u.endpointer.judge(pause, complete)
+            self._emit(EndJudged(turn=u.turn, text=text, complete=complete))
+
+        self._loop.run_in_executor(self._stt_pool, work).add_done_callback(judged)
 
     def _feed_stt(self, u: Utterance) -> None:
         chunk, u.pending = bytes(u.pending), bytearray()
@@ -232,5 +330,6 @@ class Listener:
         def partial(f: asyncio.Future[str | None]) -> None:
             if not f.cancelled() and f.exception() is None and (text := f.result()) is not None:
                 self._emit(PartialTranscript(turn=u.turn, text=text))
+                self._prefill_words(text)
 
         future.add_done_callback(partial)

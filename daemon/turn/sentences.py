@@ -50,13 +50,18 @@ LONG_NUMBERS: Final = (
 FIRST_CLAUSE_MIN_WORDS: Final = 4
 """The first sentence may be cut at a comma, semicolon or colon after this many words, so the voice starts sooner."""
 FIRST_CLAUSE_MIN_WORDS_AT_CONJUNCTION: Final = 6
-"""... or before a word that opens a clause ("because", "which", "where", ...) after this many words."""
+"""... or before a word that opens a clause or a phrase ("because", "which", "and", "with", ...) after this many words.
+
+NOTE: the voice synthesizes a chunk whole before it plays any of it, so the first chunk's length is paid in full
+before the first sound: "and", "so", "or", "that", "with", "if" and "as" let a long first sentence start sooner.
+"""
 SHORT_TOKEN_CHARS: Final = 4
 """A period after a word this short, followed by a lower-case word, may be an unknown abbreviation ("vol. two")."""
 
 _END: Final = re.compile(r"([.!?…]+[\"')\]]*)(\s+)")
 _CLAUSE: Final = re.compile(
-    r"[,;:] |\s(?=(?:because|which|where|when|while|but|although|since|whereas)\s)", re.IGNORECASE
+    r"[,;:] |\s(?=(?:because|which|where|when|while|but|although|since|whereas|and|so|or|that|with|if|as)\s)",
+    re.IGNORECASE,
 )
 _LIST_ITEM: Final = re.compile(r"\n\s*(?:[-*•]|\d+[.)])\s+")
 

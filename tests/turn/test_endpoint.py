@@ -24,13 +24,13 @@ def run(pattern: list[tuple[bool, float]], **kwargs: object) -> tuple[str | None
 
 def test_trailing_silence_ends_the_utterance() -> None:
     reason, at, ep = run([(False, 0.5), (True, 1.5), (False, 2.0)])
-    assert reason == "silence" and at == pytest.approx(2.7, abs=FRAME)  # 0.7 s after the last voiced frame
+    assert reason == "silence" and at == pytest.approx(3.0, abs=FRAME)  # 1.0 s after the last voiced frame
     assert abs(ep.speech_s - 1.5) < 0.05
 
 
 def test_short_pauses_inside_a_question_do_not_end_it() -> None:
-    reason, at, _ = run([(True, 1.0), (False, 0.4), (True, 1.0), (False, 1.0)])
-    assert reason == "silence" and at == pytest.approx(3.1, abs=FRAME)
+    reason, at, _ = run([(True, 1.0), (False, 0.4), (True, 1.0), (False, 1.5)])
+    assert reason == "silence" and at == pytest.approx(3.4, abs=FRAME)
 
 
 def test_clicks_are_not_speech_and_silence_times_out() -> None:

@@ -1,0 +1,188 @@
+"""Ending a question sooner when its words are finished, later when they are not, and never on a stale judgement."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from daemon.config import ListenConfig
+from daemon.events import (
+    AnswerDropped,
+    AnswerFinished,
+    AnswerKept,
+    AnswerStartedEarly,
+    EndJudged,
+    EndReason,
+    Event,
+    ListeningEnded,
+    SentenceReady,
+    SpeakingStarted,
+    ThinkingStarted,
+    TranscriptReady,
+    TurnEnded,
+)
+from daemon.ports import Engines
+from daemon.turn.completeness import judge
+from daemon.turn.endpoint import Endpointer
+from tests.conftest import Speech
+from tests.harness import Person, of, run_box
+from tests.mic import ScriptedMic
+
+FRAME_S = 0.02
+CFG = ListenConfig(trailing_silence_s=1.0, min_silence_s=0.3, max_silence_s=1.5)
+
+
+def _speak(e: Endpointer, seconds: float) -> None:
+    for _ in range(round(seconds / FRAME_S)):
+        assert e.update(True, FRAME_S) is None
+
+
+def _silence_until_end(e: Endpointer, limit_s: float = 5.0) -> float:
+    waited = 0.0
+    while waited < limit_s:
+        waited += FRAME_S
+        if e.update(False, FRAME_S) is EndReason.SILENCE:
+            return waited
+    raise AssertionError("never ended")
+
+
+@pytest.mark.parametrize(("judgement", "wait_s"), [(True, 0.3), (None, 1.0), (False, 1.5)])
+def test_the_pause_that_ends_a_question_follows_the_judgement(judgement: bool | None, wait_s: float) -> None:
+    e = Endpointer(CFG)
+    _speak(e, 1.0)
+    e.judge(e.pauses, judgement)
+    assert _silence_until_end(e) == pytest.approx(wait_s, abs=FRAME_S * 1.5)
+
+
+def test_speech_that_resumes_forgets_the_judgement_of_the_pause_before() -> None:
+    e = Endpointer(CFG)
+    _speak(e, 1.0)
+    pause = e.pauses
+    for _ in range(10):  # 0.2 s: shorter than any wait
+        assert e.update(False, FRAME_S) is None
+    _speak(e, 0.5)  # the speaker went on
+    e.judge(pause, True)  # the judgement of the earlier pause arrives late: it no longer counts
+    assert e.judgement is None
+    assert _silence_until_end(e) == pytest.approx(1.0, abs=FRAME_S * 1.5)
+
+
+def test_without_prediction_the_configured_silence_ends_every_question() -> None:
+    e = Endpointer(ListenConfig(trailing_silence_s=0.7, predict_end=False))
+    _speak(e, 1.0)
+    e.judge(e.pauses, True)
+    assert _silence_until_end(e) == pytest.approx(0.7, abs=FRAME_S * 1.5)
+
+
+@pytest.mark.parametrize(
+    ("heard", "p_end", "command", "verdict"),
+    [
+        ("Set a timer for 10 minutes please.", 0.01, True, True),  # a whole command
+        ("What time is it?", 0.3, True, None),  # a short command may go on ("... in Tokyo")
+        ("set a timer for", 0.0, False, False),
+        ("What is the", 0.0, False, False),
+        ("When did the second", 0.0, False, None),  # no sentence end written: cannot tell
+        ("What is the boiling point of water?", 0.82, False, True),
+        ("What is the boiling?", 0.70, False, None),  # too short to trust the model's guess
+        ("Why is it hot in summer?", 0.10, False, None),
+        ("Why do we need to sleep at night?", 0.35, False, True),
+    ],
+)
+def test_the_words_at_a_pause_are_judged_finished_unfinished_or_unclear(
+    heard: str, p_end: float, command: bool, verdict: bool | None
+) -> None:
+    assert judge(heard, p_end, command) is verdict
+
+
+def test_without_punctuation_a_missing_sentence_end_says_nothing() -> None:
+    assert judge("what is the speed of light?", 0.9, False, punctuated=False) is None
+    assert judge("what is the", 0.0, False, punctuated=False) is False
+
+
+def test_prefilling_a_revised_transcript_rolls_the_cache_back_to_what_is_common(engines: Engines) -> None:
+    llm = engines.responder
+    llm.forget()
+    llm.warm_up()
+    early = llm.prefill("What is the capital of Spain")  # a partial the recogniser later revised
+    final = llm.prefill("What is the capital of France?")
+    assert 0.0 <= early <= 1.0 and 0.0 <= final <= 1.0
+    answer = "".join(llm.respond("What is the capital of France?"))
+    stats = llm.stats
+    assert "Paris" in answer and "Madrid" not in answer  # the answer is to the final words
+    assert stats.evaluated_tokens < 8 < stats.prompt_tokens  # only the turn's closing tokens were left
+    llm.forget()
+
+
+def _turn(engines: Engines, mic: ScriptedMic, tmp_path: Path) -> list[Event]:
+    def end_after_turn(event: Event, person: Person, mic: ScriptedMic) -> None:
+        if isinstance(event, TurnEnded):
+            mic.end()
+
+    listen = ListenConfig(follow_up_s=0.0, chime=False)
+    events, _ = run_box(engines, mic, listen, tmp_path / "out.wav", end_after_turn)
+    return events
+
+
+@pytest.mark.slow
+def test_a_finished_question_ends_before_the_configured_silence(
+    engines: Engines, speech: Speech, tmp_path: Path
+) -> None:
+    engines.responder.forget()
+    mic = ScriptedMic()
+    mic.say(speech("Hey Jarvis.", lead_s=0.2, tail_s=0.2))
+    mic.say(speech("What is the boiling point of water?", lead_s=0.0, tail_s=2.0))
+    events = _turn(engines, mic, tmp_path)
+    ended = of(events, ListeningEnded)[0]
+    assert ended.reason == "silence" and of(events, EndJudged)[-1].complete is True
+    assert ended.after_last_voice_s < ListenConfig().trailing_silence_s
+
+
+@pytest.mark.slow
+def test_a_pause_inside_a_question_does_not_cut_it(engines: Engines, speech: Speech, tmp_path: Path) -> None:
+    engines.responder.forget()
+    mic = ScriptedMic()
+    mic.say(speech("Hey Jarvis.", lead_s=0.2, tail_s=0.2))
+    mic.say(speech("Set a timer for", lead_s=0.0, tail_s=0.0))
+    mic.say(speech("ten minutes.", lead_s=0.9, tail_s=2.0))  # a long pause after an unfinished phrase
+    events = _turn(engines, mic, tmp_path)
+    assert len(of(events, ListeningEnded)) == 1
+    assert of(events, EndJudged)[0].complete is False
+    heard = of(events, TranscriptReady)[0].text.lower()
+    assert "10 minutes" in heard or "ten minutes" in heard
+
+
+@pytest.mark.slow
+def test_an_early_answer_to_words_the_user_then_extends_is_dropped_unheard(
+    engines: Engines, speech: Speech, tmp_path: Path
+) -> None:
+    engines.responder.forget()
+    mic = ScriptedMic()
+    mic.say(speech("Hey Jarvis.", lead_s=0.2, tail_s=0.2))
+    mic.say(speech("What is the capital", lead_s=0.0, tail_s=0.0))
+    mic.say(speech("of France?", lead_s=0.65, tail_s=2.0))  # with the voice's own quiet: ~0.8 s of pause
+    events = _turn(engines, mic, tmp_path)
+    early, dropped = of(events, AnswerStartedEarly), of(events, AnswerDropped)
+    assert early and dropped and "france" not in early[0].question.lower()
+    ended = events.index(of(events, ListeningEnded)[0])
+    assert all(events.index(e) > ended for e in of(events, SpeakingStarted))  # nothing sounded before the end
+    assert all(events.index(e) > ended for e in of(events, SentenceReady))  # nor was shown
+    assert "paris" in of(events, AnswerFinished)[-1].text.lower()
+    remembered = engines.responder.remembered()  # the dropped answer left nothing behind
+    assert len(remembered) == 1 and "france" in remembered[0].question.lower()
+    engines.responder.forget()
+
+
+@pytest.mark.slow
+def test_an_early_answer_to_the_final_words_is_kept(engines: Engines, speech: Speech, tmp_path: Path) -> None:
+    engines.responder.forget()
+    mic = ScriptedMic()
+    mic.say(speech("Hey Jarvis.", lead_s=0.2, tail_s=0.2))
+    mic.say(speech("What causes the seasons?", lead_s=0.0, tail_s=2.5))
+    events = _turn(engines, mic, tmp_path)
+    if not of(events, AnswerStartedEarly):
+        pytest.skip("the words were judged finished: no early start to keep")  # the judge, not this path
+    assert of(events, AnswerKept) and not of(events, AnswerDropped)
+    order = [type(e).__name__ for e in events if isinstance(e, ListeningEnded | ThinkingStarted | SpeakingStarted)]
+    assert order == ["ListeningEnded", "ThinkingStarted", "SpeakingStarted"]
+    assert len(engines.responder.remembered()) == 1
+    engines.responder.forget()
