@@ -117,10 +117,10 @@ def _turn(engines: Engines, config: Config, mic: Path, out: Path, interrupt_afte
             case SentenceReady(index=0, text=text):
                 times.first_sentence, times.first_sentence_s = text, since_end
                 times.first_clause_tokens = tokens[0]
-                times.first_clause_audio_s = sum(len(c) for c in engines.tts.synthesize(text)) / 2 / rate
             case SpeakingStarted(latency_s=latency):
                 times.first_audio_s = latency
-                at["sound"] = now
+                # NOTE: from the event's own figure: the loop may hand the event on a little later.
+                at["sound"] = end[0] + latency
                 if interrupt_after_s:  # the button, pressed while the box speaks
                     asyncio.get_running_loop().call_later(interrupt_after_s, keeper.barge_in, BargeSource.BUTTON)
             case AnswerFinished(prompt_tokens=prompt, evaluated_tokens=evaluated):
@@ -140,6 +140,8 @@ def _turn(engines: Engines, config: Config, mic: Path, out: Path, interrupt_afte
         sink.close()
     engines.responder.forget()
     times.barge_in_s = keeper.last_barge_in_s
+    if times.first_sentence:  # measured after the turn: synthesizing on the loop would delay the turn
+        times.first_clause_audio_s = sum(len(c) for c in engines.tts.synthesize(times.first_sentence)) / 2 / rate
     if "sound" in at and source.started:
         last_word = source.started + said_until  # the file plays in real time from `started`
         times.last_word_to_first_audio_s = at["sound"] - last_word

@@ -34,6 +34,8 @@ class SecondPassStream:
     def __init__(self, first: SpeechStream, final: Recogniser) -> None:
         self._first, self._final = first, final
         self._audio = bytearray()
+        self._settled_at = 0
+        self._settled = ""
 
     def feed(self, pcm: bytes) -> str | None:
         """Take 16 kHz mono int16 audio; return the streaming recogniser's partial transcript when it changed."""
@@ -41,8 +43,11 @@ class SecondPassStream:
         return self._first.feed(pcm)
 
     def settle(self) -> str:
-        """The streaming recogniser's transcript so far."""
-        return self._first.settle()
+        """What was said so far, heard by the second pass (the user paused: it may be all there is)."""
+        if len(self._audio) > self._settled_at:
+            self._settled_at = len(self._audio)
+            self._settled = self._final.transcribe(bytes(self._audio)).text or self._first.settle()
+        return self._settled
 
     def finish(self) -> Transcript:
         """The second pass's transcript (the streaming one's if the second heard nothing)."""

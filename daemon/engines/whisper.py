@@ -141,6 +141,8 @@ class WhisperStream:
         self._audio = bytearray()
         self._decoded_at = 0
         self._partial = ""
+        self._settled_at = 0
+        self._settled = ""
 
     def feed(self, pcm: bytes) -> str | None:
         """Take 16 kHz mono int16 audio; return the partial transcript when it changed."""
@@ -155,12 +157,11 @@ class WhisperStream:
         return partial
 
     def settle(self) -> str:
-        """Decode what was heard so far now, unless nothing came since the last time."""
-        if len(self._audio) > self._decoded_at:
-            self._decoded_at = len(self._audio)
-            partial = self._recogniser.transcribe(bytes(self._audio), final=False).text
-            self._partial = "" if _looped(partial) else partial
-        return self._partial
+        """Hear what was said so far as the final pass would (the user paused: it may be all there is)."""
+        if len(self._audio) > self._settled_at:
+            self._settled_at = len(self._audio)
+            self._settled = self._recogniser.transcribe(bytes(self._audio)).text
+        return self._settled
 
     def finish(self) -> Transcript:
         """Hear the whole utterance."""

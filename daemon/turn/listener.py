@@ -43,7 +43,7 @@ against 1.25-1.84 % handed on. It stays below the button's shortest hold-to-talk
 press arrives before the release can end the question, so nothing said while the button was held is lost.
 """
 LEVEL_EVERY_S: Final = 0.1
-SPECULATE_LEAD_S: Final = 0.3
+SPECULATE_LEAD_S: Final = 0.5
 """At an unclear pause the answer starts this long before the silence that ends the question, held silent until
 then (`TurnKeeper` discards it unheard if the user goes on)."""
 JUDGE_AFTER_S: Final = 0.12
@@ -68,6 +68,8 @@ class Utterance:
     """The last pause whose words were sent to be judged."""
     speculated_pause: int = -1
     """The pause at which an answer was started early (-1: none is running)."""
+    settled: tuple[int, str] | None = None
+    """(pause, words): everything said before that pause, heard as the final pass hears it."""
 
     @property
     def speech_heard(self) -> bool:
@@ -221,6 +223,8 @@ class Listener:
                 after_last_voice_s=round(waited, 3),
             )
         )
+        if reason is EndReason.SILENCE and u.endpointer.silence_s >= JUDGE_AFTER_S:
+            u.pending.clear()  # the pause after the last word: silence, its start already heard
         if u.pending:
             self._feed_stt(u)
         self._on_end(u, reason)
@@ -238,11 +242,24 @@ class Listener:
     async def words_so_far(self, u: Utterance) -> str:
         """What the user has said so far, brought up to date (on the STT thread, in order with the audio)."""
         assert self._loop is not None and self._stt_pool is not None
-        return await self._loop.run_in_executor(self._stt_pool, u.stream.settle)
+        pause = u.endpointer.pauses
+
+        def work() -> str:
+            text = u.stream.settle()
+            u.settled = (pause, text)
+            return text
+
+        return await self._loop.run_in_executor(self._stt_pool, work)
 
     async def transcript(self, u: Utterance) -> Transcript:
         """The utterance's final transcript, after all of its audio (on the STT thread, in order)."""
         assert self._loop is not None and self._stt_pool is not None
+        settled = u.settled
+        if settled is not None and settled[0] == u.endpointer.pauses and settled[1].strip():
+            # NOTE: nothing was said after the pause whose words were heard already (as the final pass hears
+            # them): they are the transcript, and the final pass's 0.1-0.2 s leave the wait after the last word.
+            self._loop.run_in_executor(self._stt_pool, u.stream.finish)  # ends the utterance for the decoder
+            return Transcript(settled[1])
         return await self._loop.run_in_executor(self._stt_pool, u.stream.finish)
 
     def _listen(self, u: Utterance, frame: bytes) -> None:
@@ -254,7 +271,12 @@ class Listener:
             rms = max(u.level)
             u.level.clear()
             self._emit(AudioLevel(turn=u.turn, dbfs=round(20 * math.log10(max(rms, 1.0) / 32768), 1)))
-        if len(u.pending) >= int(STT_BATCH_S * AUDIO_RATE_HZ) * 2:
+        e = u.endpointer
+        # NOTE: in a pause the recogniser is not fed: its words were heard at the pause (judged, and kept for the
+        # transcript), and decoding silence again and again took the CPU an early answer needs. Speech that
+        # resumes hands it the pause's audio first.
+        pausing = e.speech_started and e.silence_s >= JUDGE_AFTER_S
+        if len(u.pending) >= int(STT_BATCH_S * AUDIO_RATE_HZ) * 2 and not pausing:
             self._feed_stt(u)
         reason = u.endpointer.update(voiced, seconds)
         if u.endpointer.speech_started and not u.announced_speech:
@@ -311,6 +333,7 @@ class Listener:
 
         def work() -> tuple[str, bool | None]:
             text = u.stream.settle()
+            u.settled = (pause, text)
             return text, judge(text) if text.strip() else None
 
         def judged(f: asyncio.Future[tuple[str, bool | None]]) -> None:
