@@ -130,7 +130,8 @@ def judge(text: str, p_end: float, command: bool | None, punctuated: bool = True
     if command:
         # NOTE: a whole command, but a short or unpunctuated one is often the start of a longer one ("what time is
         # it ... in Tokyo", "louder ... please"): only a punctuated one of three words or more ends at once.
-        return True if ended and len(words) >= rule.min_command_words else None
+        # A recogniser that writes no punctuation (Vosk) leaves the length alone to tell.
+        return True if (ended or not punctuated) and len(words) >= rule.min_command_words else None
     if words[-1] in UNFINISHED_ENDINGS or text.rstrip().endswith((",", "...", "-")):
         return False
     if not ended:

@@ -96,6 +96,7 @@ def test_the_words_at_a_pause_are_judged_finished_unfinished_or_unclear(
 
 def test_without_punctuation_a_missing_sentence_end_says_nothing() -> None:
     assert judge("what is the speed of light?", 0.9, False, punctuated=False) is None
+    assert judge("set a timer for ten minutes", 0.0, True, punctuated=False) is True  # a whole command
     assert judge("what is the", 0.0, False, punctuated=False) is False
 
 
