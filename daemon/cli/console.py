@@ -31,7 +31,7 @@ class ConsoleView:
         self._live = self._out.isatty()
         self.latencies: list[float] = []
         self.decode_rates: list[float] = []
-        self._latency: dict[int, float] = {}
+        self._latency: dict[int, tuple[float, float]] = {}
 
     def _line(self, text: str) -> None:
         self._out.write(text + "\n")
@@ -60,13 +60,16 @@ class ConsoleView:
             case AnswerFinished(tokens=tokens, tokens_per_s=rate, prompt_s=prompt_s):
                 self.decode_rates.append(rate)
                 self._line(f"\n[answer: {tokens} tokens at {rate:.1f} tok/s; first token {prompt_s:.2f} s]")
-            case SpeakingStarted(latency_s=latency):
+            case SpeakingStarted(latency_s=latency, since_last_word_s=felt):
                 # Printed with the turn's summary: the answer is still streaming onto this line.
                 self.latencies.append(latency)
-                self._latency[event.turn] = latency
+                self._latency[event.turn] = (latency, felt)
             case TurnEnded(outcome=outcome):
-                first = self._latency.get(event.turn)
-                timing = f"; first audio {first:.2f} s after end of speech" if first is not None else ""
+                timing = ""
+                if (times := self._latency.get(event.turn)) is not None:
+                    first, felt = times
+                    timing = f"; first audio {first:.2f} s after end of speech"
+                    timing += f", {felt:.2f} s after the last word" if felt else ""
                 self._line(f"[turn {event.turn} {outcome}{timing}]")
             case BargeIn(source=source):
                 self._line(f"[interrupted by {source}]")
