@@ -40,8 +40,9 @@ class SpeechStream(Protocol):
         """Take 16 kHz mono int16 audio; return the partial transcript when it changed."""
         ...
 
-    def settle(self) -> str:
-        """The transcript of everything fed so far, brought up to date now (the user paused)."""
+    def settle(self, final: bool = False) -> str:
+        """The transcript of everything fed so far, brought up to date now (the user paused); `final`: as the
+        final transcript would hear it (slower, for a recogniser with a final pass)."""
         ...
 
     def finish(self) -> Transcript:

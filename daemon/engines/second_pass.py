@@ -42,8 +42,10 @@ class SecondPassStream:
         self._audio += pcm
         return self._first.feed(pcm)
 
-    def settle(self) -> str:
-        """What was said so far, heard by the second pass (the user paused: it may be all there is)."""
+    def settle(self, final: bool = False) -> str:
+        """What was said so far: the streaming recogniser's words, or (`final`) the second pass's."""
+        if not final:
+            return self._first.settle()
         if len(self._audio) > self._settled_at:
             self._settled_at = len(self._audio)
             self._settled = self._final.transcribe(bytes(self._audio)).text or self._first.settle()

@@ -70,7 +70,7 @@ class VoskStream:
             return partial
         return None
 
-    def settle(self) -> str:
+    def settle(self, final: bool = False) -> str:
         """The partial transcript: a streaming decoder is always up to date."""
         return self._partial
 
@@ -147,7 +147,7 @@ class PocketsphinxStream:
             return partial
         return None
 
-    def settle(self) -> str:
+    def settle(self, final: bool = False) -> str:
         """The partial transcript: a streaming decoder is always up to date."""
         return self._partial
 

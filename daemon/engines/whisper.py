@@ -156,12 +156,18 @@ class WhisperStream:
         self._partial = partial
         return partial
 
-    def settle(self) -> str:
-        """Hear what was said so far as the final pass would (the user paused: it may be all there is)."""
-        if len(self._audio) > self._settled_at:
-            self._settled_at = len(self._audio)
-            self._settled = self._recogniser.transcribe(bytes(self._audio)).text
-        return self._settled
+    def settle(self, final: bool = False) -> str:
+        """Decode what was heard so far now: quickly (the live way), or as the final pass would (`final`)."""
+        if final:
+            if len(self._audio) > self._settled_at:
+                self._settled_at = len(self._audio)
+                self._settled = self._recogniser.transcribe(bytes(self._audio)).text
+            return self._settled
+        if len(self._audio) > self._decoded_at:
+            self._decoded_at = len(self._audio)
+            partial = self._recogniser.transcribe(bytes(self._audio), final=False).text
+            self._partial = "" if _looped(partial) else partial
+        return self._partial
 
     def finish(self) -> Transcript:
         """Hear the whole utterance."""

@@ -488,8 +488,8 @@ class TurnKeeper:
             self._spawn(self._start_speculation(u))
 
     async def _start_speculation(self, u: Utterance) -> None:
-        words = (await self.listener.words_so_far(u)).strip()
         pause = u.speculated_pause
+        words = (await self.listener.words_so_far(u, pause)).strip()
         if not words or pause < 0 or u.speculated_pause != pause or self.state is not State.LISTENING:
             return  # nothing heard, or the user went on meanwhile
         if (self.skills is not None and self.skills.route(words) is not None) or self._choose_skill is not None:

@@ -4,6 +4,7 @@ voice activity detection, the endpoint and speech-to-text. It decides nothing ab
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import time
@@ -239,14 +240,14 @@ class Listener:
             self._loop.run_in_executor(self._stt_pool, u.stream.finish)
         return u
 
-    async def words_so_far(self, u: Utterance) -> str:
-        """What the user has said so far, brought up to date (on the STT thread, in order with the audio)."""
+    async def words_so_far(self, u: Utterance, pause: int) -> str:
+        """What the user said before pause number `pause` (on the STT thread, in order with the audio)."""
         assert self._loop is not None and self._stt_pool is not None
-        pause = u.endpointer.pauses
 
         def work() -> str:
-            text = u.stream.settle()
-            u.settled = (pause, text)
+            text = u.stream.settle(final=True)
+            if u.endpointer.pauses == pause:  # no word after the pause reached the recogniser
+                u.settled = (pause, text)
             return text
 
         return await self._loop.run_in_executor(self._stt_pool, work)
@@ -299,7 +300,7 @@ class Listener:
     def _pause_to_speculate(self, u: Utterance) -> bool:
         """An unclear pause, long enough that the question will probably end at it."""
         e = u.endpointer
-        due = self._cfg.trailing_silence_s - SPECULATE_LEAD_S
+        due = max(JUDGE_AFTER_S, self._cfg.trailing_silence_s - SPECULATE_LEAD_S)
         unclear = e.judgement is None or not self._cfg.predict_end
         return e.speech_started and not e.push_to_talk and unclear and e.silence_s >= due and u.speculated_pause < 0
 
@@ -319,6 +320,12 @@ class Listener:
 
         self._loop.run_in_executor(self._llm_pool, prefill, text).add_done_callback(done)
 
+    def _loop_call(self, fn: Callable[[], None]) -> None:
+        """Run `fn` on the loop soon (from the STT thread)."""
+        assert self._loop is not None
+        with contextlib.suppress(RuntimeError):  # the loop has closed
+            self._loop.call_soon_threadsafe(fn)
+
     def _pause_to_judge(self, u: Utterance) -> bool:
         e = u.endpointer
         return e.speech_started and not e.push_to_talk and e.silence_s >= JUDGE_AFTER_S and u.judged_pause != e.pauses
@@ -332,15 +339,21 @@ class Listener:
         judge = self._judge
 
         def work() -> tuple[str, bool | None]:
+            # NOTE: judged on the quick decode, as the rule was tuned (`talkbox eval endpoint`): the final pass's
+            # punctuation made more unfinished halves look finished. The final pass's words follow, for the
+            # transcript, while the pause goes on.
             text = u.stream.settle()
-            u.settled = (pause, text)
-            return text, judge(text) if text.strip() else None
+            complete = judge(text) if text.strip() else None
+            self._loop_call(lambda: u.endpointer.judge(pause, complete))
+            final = u.stream.settle(final=True)
+            if u.endpointer.pauses == pause:  # no word after the pause reached the recogniser
+                u.settled = (pause, final)
+            return text, complete
 
         def judged(f: asyncio.Future[tuple[str, bool | None]]) -> None:
             if f.cancelled() or f.exception() is not None:
                 return
             text, complete = f.result()
-            u.endpointer.judge(pause, complete)
             self._emit(EndJudged(turn=u.turn, text=text, complete=complete))
 
         self._loop.run_in_executor(self._stt_pool, work).add_done_callback(judged)
