@@ -10,7 +10,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from daemon import config as config_mod
 from daemon.cli.models import (
@@ -226,6 +226,17 @@ def soak(cfg: Config, args: argparse.Namespace) -> int:
     return EXIT_OK if all(report["checks"].values()) else 1
 
 
+def _progress(args: argparse.Namespace) -> Callable[[str], None]:
+    """Progress lines go to the terminal, not into a JSON report."""
+    return (lambda _: None) if args.json else print
+
+
+def _report(report: dict[str, Any], table: Callable[[dict[str, Any]], str], as_json: bool) -> int:
+    """Print an evaluation's report as JSON or as its table."""
+    print(json.dumps(report, indent=2) if as_json else table(report))
+    return EXIT_OK
+
+
 def eval_hearing(cfg: Config, args: argparse.Namespace) -> int:
     """Speech-to-text accuracy of the named recognisers, per condition and voice, tune and held-out apart."""
     from daemon.cli.evaluate import RECOGNISERS, run_eval_hearing
@@ -234,9 +245,7 @@ def eval_hearing(cfg: Config, args: argparse.Namespace) -> int:
     names = [n.strip() for n in args.recognisers.split(",") if n.strip()]
     if unknown := [n for n in names if n not in RECOGNISERS]:
         raise InputError("input-invalid", f"unknown recogniser {unknown[0]!r}: one of {', '.join(RECOGNISERS)}")
-    report = run_eval_hearing(cfg, names, args.quick, say=(lambda _: None) if args.json else print)
-    print(json.dumps(report, indent=2) if args.json else table(report))
-    return EXIT_OK
+    return _report(run_eval_hearing(cfg, names, args.quick, say=_progress(args)), table, args.json)
 
 
 def eval_vad(cfg: Config, args: argparse.Namespace) -> int:
@@ -244,9 +253,7 @@ def eval_vad(cfg: Config, args: argparse.Namespace) -> int:
     from daemon.cli.evaluate import run_eval_vad
     from daemon.evaluation.vad import table
 
-    report = run_eval_vad(cfg, args.quick, say=(lambda _: None) if args.json else print)
-    print(json.dumps(report, indent=2) if args.json else table(report))
-    return EXIT_OK
+    return _report(run_eval_vad(cfg, args.quick, say=_progress(args)), table, args.json)
 
 
 def eval_wake(cfg: Config, args: argparse.Namespace) -> int:
@@ -254,9 +261,7 @@ def eval_wake(cfg: Config, args: argparse.Namespace) -> int:
     from daemon.cli.evaluate import run_eval_wake
     from daemon.evaluation.wake import table
 
-    report = run_eval_wake(cfg, args.minutes, say=(lambda _: None) if args.json else print)
-    print(json.dumps(report, indent=2) if args.json else table(report))
-    return EXIT_OK
+    return _report(run_eval_wake(cfg, args.minutes, say=_progress(args)), table, args.json)
 
 
 def eval_endpoint(cfg: Config, args: argparse.Namespace) -> int:
@@ -264,9 +269,7 @@ def eval_endpoint(cfg: Config, args: argparse.Namespace) -> int:
     from daemon.cli.evaluate import run_eval_endpoint
     from daemon.evaluation.endpoint import table
 
-    report = run_eval_endpoint(cfg, args.quick, say=(lambda _: None) if args.json else print)
-    print(json.dumps(report, indent=2) if args.json else table(report))
-    return EXIT_OK
+    return _report(run_eval_endpoint(cfg, args.quick, say=_progress(args)), table, args.json)
 
 
 def eval_skills(cfg: Config, args: argparse.Namespace) -> int:
@@ -275,10 +278,7 @@ def eval_skills(cfg: Config, args: argparse.Namespace) -> int:
     from daemon.evaluation.skills import table
 
     spoken = None if args.typed_only else args.spoken
-    say = (lambda _: None) if args.json else print
-    report = run_eval_skills(cfg, spoken, args.tool_calls, say=say)
-    print(json.dumps(report, indent=2) if args.json else table(report))
-    return EXIT_OK
+    return _report(run_eval_skills(cfg, spoken, args.tool_calls, say=_progress(args)), table, args.json)
 
 
 def doctor(cfg: Config, args: argparse.Namespace) -> int:

@@ -116,7 +116,7 @@ def score(rows: Sequence[Routed]) -> dict[str, Any]:
                 "said": r.phrase.text,
                 "heard": r.heard,
                 "want": r.phrase.skill,
-                "args": {k: list(v) if isinstance(v, tuple) else v for k, v in r.phrase.args.items()},
+                "args": _plain(r.phrase.args),
                 "got": None if r.call is None else {"skill": r.call.skill, "args": _plain(r.call.args)},
             }
             for r in rows

@@ -13,7 +13,6 @@ import collections
 import concurrent.futures
 import enum
 import logging
-import re
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine
@@ -48,7 +47,7 @@ from daemon.skills.intents import SkillCall
 from daemon.skills.skills import Skills
 from daemon.turn import earcons
 from daemon.turn.answer import Answer, AnswerResult
-from daemon.turn.completeness import make_judge
+from daemon.turn.completeness import make_judge, words_of
 from daemon.turn.listener import Listener, Utterance
 from daemon.turn.ringing import Ring
 
@@ -101,7 +100,7 @@ class _Speculation:
 
 def same_words(a: str, b: str) -> bool:
     """True when two transcripts say the same words (case and punctuation aside)."""
-    return re.findall(r"[a-z0-9']+", a.lower()) == re.findall(r"[a-z0-9']+", b.lower())
+    return words_of(a) == words_of(b)
 
 
 class TurnKeeper:

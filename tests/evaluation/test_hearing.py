@@ -41,8 +41,8 @@ def test_a_small_run_scores_every_condition_and_voice(stt, tts) -> None:  # type
         assert set(s) == SCORES
         assert 0.0 <= s["wer"] <= 2.0
         assert 0.0 <= s["all_keywords"] <= s["keyword_recall"] <= 1.0
-        assert 0.0 < s["final_p50_s"] <= s["final_p90_s"] < 5.0
-        assert 0.0 < s["rtf"] < 5.0 and math.isfinite(s["rtf"])
+        assert 0.0 < s["final_p50_s"] <= s["final_p90_s"] and math.isfinite(s["final_p90_s"])  # speed: the bench's
+        assert s["rtf"] > 0.0 and math.isfinite(s["rtf"])
     assert [by_condition[c]["tune"]["n"] for c in ("clean-16k", "noise-10db", ALL)] == [4, 4, 8]
     assert by_condition["clean-16k"]["tune"]["wer"] < 1.0  # it heard something of the box's own format
     for m in report["misheard"]["pocketsphinx"]:
