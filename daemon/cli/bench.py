@@ -21,13 +21,17 @@ from daemon.cli.measure import cpu_s, memory_bandwidth_gbs, memory_mb, pct, peak
 from daemon.config import Config
 from daemon.engines.load import load_engines
 from daemon.events import (
+    AnswerDropped,
     AnswerFinished,
+    AnswerKept,
+    AnswerStartedEarly,
     BargeSource,
     Event,
     EventBus,
     ListeningEnded,
     SentenceReady,
     SpeakingStarted,
+    ThinkingStarted,
     TokenGenerated,
     TranscriptReady,
     Trigger,
@@ -79,6 +83,10 @@ class TurnTimes:
     first_clause_tokens: int = 0
     """Tokens generated up to the first chunk the voice speaks."""
     first_clause_audio_s: float = math.nan
+    answer_start_s: float = math.nan
+    """From the last word to the start of the answer that was spoken (early, at a pause, or after the decision)."""
+    early: str = "none"
+    """The answer started early: "kept", "dropped" (then answered again after the decision), or "none"."""
 
 
 def _warm(engines: Engines) -> None:
@@ -125,6 +133,15 @@ def _turn(engines: Engines, config: Config, mic: Path, out: Path, interrupt_afte
                     asyncio.get_running_loop().call_later(interrupt_after_s, keeper.barge_in, BargeSource.BUTTON)
             case AnswerFinished(prompt_tokens=prompt, evaluated_tokens=evaluated):
                 times.prompt_tokens, times.evaluated_tokens = prompt, evaluated
+            case AnswerStartedEarly():
+                at["started"], times.early = now, "early"
+            case AnswerDropped():
+                times.early = "dropped"
+                at.pop("started", None)
+            case AnswerKept():
+                times.early = "kept"
+            case ThinkingStarted() if times.early in ("none", "dropped"):
+                at["started"] = now
 
     bus = EventBus()
     bus.subscribe(note)
@@ -146,6 +163,7 @@ def _turn(engines: Engines, config: Config, mic: Path, out: Path, interrupt_afte
         last_word = source.started + said_until  # the file plays in real time from `started`
         times.last_word_to_first_audio_s = at["sound"] - last_word
         times.endpoint_wait_s = at["decided"] - last_word
+        times.answer_start_s = at.get("started", at["decided"]) - last_word
     return times
 
 
@@ -211,6 +229,7 @@ def _from_last_word(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
     split = {
         "endpoint_wait": median("endpoint_wait_s"),
+        "answer_start": median("answer_start_s"),
         "final_transcript": median("stt_final_s"),
         "first_token": statistics.median(r["first_token_s"] - r["stt_final_s"] for r in rows),
         "first_clause": statistics.median(r["first_sentence_s"] - r["first_token_s"] for r in rows),
@@ -224,7 +243,9 @@ def _from_last_word(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "evaluated_at_end_p50": median("evaluated_tokens"),
         "first_clause_tokens_p50": median("first_clause_tokens"),
         "first_clause_audio_s_p50": median("first_clause_audio_s"),
-        "projected": {name: project(split, rows, board) for name, board in BOARDS.items()},
+        "answers_started_early": sum(r["early"] in ("kept", "dropped") for r in rows),
+        "answers_kept": sum(r["early"] == "kept" for r in rows),
+        "projected": {name: project(rows, board) for name, board in BOARDS.items()},
     }
 
 
@@ -246,18 +267,24 @@ BOARDS: Final = {
 real-time factor, Vosk's final result; the same figures as the estimate table in docs/performance.md."""
 
 
-def project(split: dict[str, float], rows: list[dict[str, Any]], board: Board) -> float:
-    """Last word -> first audio on `board`: this run's endpoint wait, then each step at the board's speed."""
-    evaluated = statistics.median(float(r["evaluated_tokens"]) for r in rows)
-    clause_tokens = statistics.median(float(r["first_clause_tokens"]) for r in rows)
-    clause_audio = statistics.median(float(r["first_clause_audio_s"]) for r in rows)
-    return float(
-        split["endpoint_wait"]
-        + board.final_transcript_s
-        + evaluated / board.prompt_tok_s
-        + clause_tokens / board.decode_tok_s
-        + clause_audio * board.tts_rtf
-    )
+def project(rows: list[dict[str, Any]], board: Board) -> float:
+    """Last word -> first audio on `board`, the median over this run's turns.
+
+    Each turn keeps this run's endpoint wait and the moment its answer started (early, at the pause judged
+    finished, or after the decision); from that start the recogniser's last result, the prompt left to evaluate,
+    the first chunk's tokens and its synthesis take the board's time. The answer sounds when both are done.
+    """
+    felt = []
+    for r in rows:
+        work = (
+            board.final_transcript_s
+            + float(r["evaluated_tokens"]) / board.prompt_tok_s
+            + float(r["first_clause_tokens"]) / board.decode_tok_s
+            + float(r["first_clause_audio_s"]) * board.tts_rtf
+        )
+        early = r["early"] == "kept" and not math.isnan(r["answer_start_s"])
+        felt.append(max(r["endpoint_wait_s"], r["answer_start_s"] + work) if early else r["endpoint_wait_s"] + work)
+    return float(statistics.median(felt))
 
 
 def typed_turn(engines: Engines, sink: AudioSink, config: Config, question: str, bus: EventBus) -> None:
@@ -520,6 +547,11 @@ def table(report: dict[str, Any]) -> str:
                 "  endpoint / transcript / 1st token / clause / voice",
                 f"{sp['endpoint_wait']:.2f} / {sp['final_transcript']:.2f} / {sp['first_token']:.2f} / "
                 f"{sp['first_clause']:.2f} / {sp['first_synthesis']:.2f} s",
+            ),
+            (
+                "  answer began after the last word; kept / started early",
+                f"{sp['answer_start']:.2f} s; "
+                f"{fa['answers_kept']} / {fa['answers_started_early']} of {len(fa['turns'])}",
             ),
             (
                 "  prompt tokens: in all / left at the end (prefilled)",

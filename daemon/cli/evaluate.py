@@ -105,12 +105,15 @@ def run_eval_skills(
 
 
 ENDPOINT_RULES: Final = {
-    "fixed 0.7 s (before)": ListenConfig(predict_end=False, trailing_silence_s=0.7),
-    "fixed 1.0 s": ListenConfig(predict_end=False, trailing_silence_s=1.0),
-    "judged: 0.3 / 0.7 / 1.5 s": ListenConfig(predict_end=True, trailing_silence_s=0.7, min_silence_s=0.3),
-    "judged: 0.3 / 1.0 / 1.5 s (default)": ListenConfig(predict_end=True, trailing_silence_s=1.0, min_silence_s=0.3),
+    "fixed 0.7 s (before)": (ListenConfig(predict_end=False, trailing_silence_s=0.7), 0.0),
+    "fixed 1.0 s": (ListenConfig(predict_end=False, trailing_silence_s=1.0), 0.0),
+    "judged: 0.3 / 0.7 / 1.5 s": (ListenConfig(predict_end=True, trailing_silence_s=0.7, min_silence_s=0.3), 0.0),
+    "judged: 0.3 / 1.0 / 1.5 s, at once": (ListenConfig(predict_end=True, min_silence_s=0.3), 0.0),
+    "judged: 0.3 / 1.0 / 1.5 s, answer ready (default)": (ListenConfig(predict_end=True, min_silence_s=0.3), 0.5),
 }
-"""Endpoint rules compared: finished / unclear / unfinished waits for the judged ones."""
+"""Endpoint rules compared: finished / unclear / unfinished waits for the judged ones, and how long after the
+judgement an answer begun at a finished pause is ready to sound (`talkbox bench` on the development machine: ~0.5 s
+from the answer's start to its first chunk; a board is slower, and so waits longer)."""
 
 
 def run_eval_endpoint(config: Config, quick: bool, say: Callable[[str], None] = print) -> dict[str, Any]:
@@ -128,7 +131,11 @@ def run_eval_endpoint(config: Config, quick: bool, say: Callable[[str], None] = 
     def features(text: str) -> tuple[float, bool | None]:  # as completeness.make_judge gathers them
         return llm.prefill(text), intents.match(text) is not None
 
-    conditions = [c for c in CONDITIONS if c.name in ("clean-16k", "pauses")]
+    from daemon.evaluation.align import whisper_word_gaps
+    from daemon.evaluation.conditions import Condition, paused_in_one_breath
+
+    one_breath = Condition("one-breath", paused_in_one_breath(whisper_word_gaps(config)))
+    conditions = [c for c in CONDITIONS if c.name in ("clean-16k", "pauses")] + [one_breath]
     walks = []
     for i, said in enumerate(spoken_questions(all_voices(config), conditions=conditions, quick=quick)):
         walks.append(walk(said, vad, stt, features, punctuated=stt.engine == "whisper"))
@@ -136,8 +143,8 @@ def run_eval_endpoint(config: Config, quick: bool, say: Callable[[str], None] = 
             say(f"walked {i + 1} spoken questions")
     judge_s = sorted(p.judge_s for w in walks for p in w.pauses)
     rules = {
-        name: {c.name: score([w for w in walks if w.said.condition == c.name], rule) for c in conditions}
-        for name, rule in ENDPOINT_RULES.items()
+        name: {c.name: score([w for w in walks if w.said.condition == c.name], rule, answer_s) for c in conditions}
+        for name, (rule, answer_s) in ENDPOINT_RULES.items()
     }
     return {
         "rules": rules,

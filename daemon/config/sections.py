@@ -208,13 +208,15 @@ class ListenConfig:
     predict_end: bool = True
     """Judge the words heard so far at each pause: a finished question ends sooner, an unfinished one waits longer."""
     min_silence_s: float = 0.3
-    """The pause that ends a question judged complete, 0.1..trailing_silence_s."""
+    """The pause that ends a question judged complete, 0.1..trailing_silence_s (and no sooner than the answer begun
+    at that pause is ready to sound, when `speculate`)."""
     max_silence_s: float = 1.5
     """The pause that ends a question judged unfinished ("set a timer for ..."), trailing_silence_s..5."""
     prefill: bool = True
     """Evaluate the words heard so far into the language model's cache while the user still speaks."""
     speculate: bool = True
-    """At an unclear pause, start answering shortly before the question ends, silently; dropped if the user goes on."""
+    """Start answering at a pause judged complete, or shortly before any other pause ends the question, silently;
+    dropped unheard if the user goes on."""
     max_utterance_s: float = 15.0
     """A question is cut after this long, 2..60 seconds."""
     no_speech_timeout_s: float = 5.0

@@ -170,7 +170,9 @@ class WhisperStream:
         return self._partial
 
     def finish(self) -> Transcript:
-        """Hear the whole utterance."""
+        """Hear the whole utterance (what the final pass heard at a pause, when nothing followed it)."""
+        if self._settled_at == len(self._audio) and self._settled:
+            return Transcript(self._settled, _spread(self._settled, len(self._audio) / 2 / AUDIO_RATE_HZ))
         return self._recogniser.transcribe(bytes(self._audio))
 
 

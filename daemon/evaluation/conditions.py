@@ -114,6 +114,28 @@ def halves(text: str) -> tuple[str, str]:
     return " ".join(words[:cut]), " ".join(words[cut:])
 
 
+WordGaps = Callable[[FloatArray], list[float]]
+"""Speech (int16 units, 16 kHz) -> the times (seconds) between its words, in order."""
+
+
+def paused_in_one_breath(word_gaps: WordGaps) -> Make:
+    """The question said whole, then a 0.5-0.9 s pause opened between the words `halves` cuts it at.
+
+    NOTE: said in two halves, the first half ends with a sentence's falling voice; cut from one saying, it keeps
+    the voice of a sentence that goes on, as a person's does who stops to think.
+    """
+
+    def make(render: Render, text: str, rng: np.random.Generator) -> bytes:
+        speech = render(text).astype(np.float64)
+        first, second = halves(text)
+        gaps = word_gaps(speech) if second else []
+        at = int(gaps[min(len(first.split()), len(gaps)) - 1] * AUDIO_RATE_HZ) if gaps else len(speech)
+        pause = noise_floor(int(rng.uniform(*PAUSE_S) * AUDIO_RATE_HZ), rng) if second else np.zeros(0)
+        return _wav(to_int16(_padded(np.concatenate([speech[:at], pause, speech[at:]]), rng)), AUDIO_RATE_HZ, "PCM_16")
+
+    return make
+
+
 def pauses(render: Render, text: str, rng: np.random.Generator) -> bytes:
     """The question said in two halves with a 0.5-0.9 s pause between ("set a timer ... for ten minutes")."""
     first, second = halves(text)

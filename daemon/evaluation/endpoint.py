@@ -93,31 +93,35 @@ def walk(
     return Walk(said, tuple(pauses))
 
 
-def wait_at(pause: Pause, config: ListenConfig) -> float:
-    """How long the box waits at this pause under `config` (the judgement applies once it has arrived)."""
+def wait_at(pause: Pause, config: ListenConfig, answer_s: float = 0.0) -> float:
+    """How long the box waits at this pause under `config` (the judgement applies once it has arrived).
+
+    `answer_s`: a pause judged finished starts the answer at once, and ends when it is ready to sound, this long
+    after the judgement (0: at once); never later than the unclear pause's wait.
+    """
     ready = JUDGE_AFTER_S + pause.judge_s
     if not config.predict_end or pause.judged is None:
         return config.trailing_silence_s
     if pause.judged:
-        return max(config.min_silence_s, ready)
+        return max(config.min_silence_s, min(ready + answer_s, config.trailing_silence_s))
     return config.max_silence_s if ready < config.trailing_silence_s else config.trailing_silence_s
 
 
-def replay(w: Walk, config: ListenConfig) -> tuple[bool, float]:
+def replay(w: Walk, config: ListenConfig, answer_s: float = 0.0) -> tuple[bool, float]:
     """(cut off, seconds from the last word to the decision) for one question under `config`."""
     for i, pause in enumerate(w.pauses):
-        wait = wait_at(pause, config)
+        wait = wait_at(pause, config, answer_s)
         if wait <= pause.length_s:
             last = i == len(w.pauses) - 1
             return (not last, wait if last else float("nan"))
     return False, float("nan")
 
 
-def score(walks: Sequence[Walk], config: ListenConfig) -> dict[str, Any]:
+def score(walks: Sequence[Walk], config: ListenConfig, answer_s: float = 0.0) -> dict[str, Any]:
     """False cut-offs and decision delays under one rule, per half."""
     out: dict[str, Any] = {}
     for half in ("tune", "held-out"):
-        rows = [replay(w, config) for w in walks if w.split == half]
+        rows = [replay(w, config, answer_s) for w in walks if w.split == half]
         delays = sorted(d for cut, d in rows if not cut and d == d)
         out[half] = {
             "questions": len(rows),
@@ -130,7 +134,7 @@ def score(walks: Sequence[Walk], config: ListenConfig) -> dict[str, Any]:
 
 def table(report: dict[str, Any]) -> str:
     """One line per rule and condition: cut-offs and delay, tune / held-out."""
-    lines = [f"{'rule':<44}{'condition':<12}{'cut off, tune / held-out':>26}{'end after last voice p50 / p90':>40}"]
+    lines = [f"{'rule':<52}{'condition':<12}{'cut off, tune / held-out':>26}{'end after last voice p50 / p90':>40}"]
     for rule, conditions in report["rules"].items():
         for condition, halves in conditions.items():
             t, h = halves["tune"], halves["held-out"]
@@ -139,6 +143,6 @@ def table(report: dict[str, Any]) -> str:
                 f"{t['end_after_last_voice_p50_s']:.2f}/{t['end_after_last_voice_p90_s']:.2f} / "
                 f"{h['end_after_last_voice_p50_s']:.2f}/{h['end_after_last_voice_p90_s']:.2f} s"
             )
-            lines.append(f"{rule:<44}{condition:<12}{cut:>26}{delay:>40}")
+            lines.append(f"{rule:<52}{condition:<12}{cut:>26}{delay:>40}")
     lines.append(f"judging a pause took {report['judge_s_p50']:.3f} s at the median ({report['judge_s_p90']:.3f} p90)")
     return "\n".join(lines)

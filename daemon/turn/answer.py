@@ -60,6 +60,7 @@ class Answer:
         abandoned: threading.Event | None = None,
         last_word: float = 0.0,
         held: bool = False,
+        on_ready: Callable[[], None] | None = None,
     ) -> None:
         self._responder, self._tts, self._sink = responder, tts, sink
         self._emit, self._turn = self._hold_or_emit, turn
@@ -68,6 +69,7 @@ class Answer:
         self._gate = threading.Event()  # the speaker may sound it
         if not held:
             self._gate.set()
+        self._on_ready = on_ready  # a held answer's first sound is ready (or it has none): once, from the voice thread
         self.turn = turn
         self._end_of_speech, self._clock, self._last_word = end_of_speech, clock, last_word
         self._speak, self._on_piece, self._abandoned = speak, on_piece, abandoned
@@ -123,6 +125,12 @@ class Answer:
 
         `reply` is a ready answer (a skill's): it is streamed and spoken like the model's, and the model not asked.
         """
+        try:
+            return self._run(question, reply)
+        finally:
+            self._ready()  # whatever happened, nobody waits on this answer any more
+
+    def _run(self, question: str, reply: str | None) -> AnswerResult:
         self._reply = reply
         if reply is None:
             fitted = self._responder.fit_question(question)
@@ -200,12 +208,24 @@ class Answer:
         return index + 1
 
     def _speak_sentences(self) -> None:
+        try:
+            self._voice()
+        finally:
+            self._ready()
+
+    def _ready(self) -> None:
+        ready, self._on_ready = self._on_ready, None
+        if ready is not None:
+            ready()
+
+    def _voice(self) -> None:
         while (item := self._sentences.get()) is not None and not self._cancel.is_set():
             index, sentence = item
             audio = self._tts.synthesize(sentence)
             if not index:
                 # NOTE: a speculative answer synthesizes its first sentence, then waits for the word to sound it.
                 first = next(audio, None)
+                self._ready()
                 while not self._gate.wait(timeout=0.05):
                     if self._cancel.is_set():
                         return

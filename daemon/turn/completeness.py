@@ -141,18 +141,6 @@ def judge(text: str, p_end: float, command: bool | None, punctuated: bool = True
     if len(words) >= rule.min_words and p_end >= rule.min_p_end:
         return True
     return None
-    if words[-1] in UNFINISHED_ENDINGS or text.rstrip().endswith((",", "...", "-")):
-        return False
-    if command:
-        return True
-    ended = text.rstrip().endswith(("?", ".", "!"))
-    if not ended:
-        # NOTE: measured: Whisper's quick decode leaves out the "?" of many whole questions too, so a missing end
-        # mark is not taken for an unfinished one (that made the median finished question wait 1.5 s).
-        return None
-    if len(words) >= rule.min_words and p_end >= rule.min_p_end:
-        return True
-    return None
 
 
 def make_judge(

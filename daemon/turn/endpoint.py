@@ -1,8 +1,10 @@
 """Decide when the user has finished speaking, from per-frame voice activity and a judgement of the words.
 
 A pause ends the question after `trailing_silence_s`; when the words heard up to the pause were judged a
-finished question or command it ends after `min_silence_s`, and when they were judged unfinished ("what is
-the...", "set a timer for") only after `max_silence_s`. Speech that resumes forgets the judgement.
+finished question or command it ends after `min_silence_s` (or, while an answer begun at the pause is not yet
+ready to sound, when it is: until then, speech that resumes only continues the question), and when they were judged
+unfinished ("what is the...", "set a timer for") only after `max_silence_s`. Speech that resumes forgets the
+judgement.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ class Endpointer:
         """Whether the words up to the current pause make a whole question (None: not judged, or cannot tell)."""
         self.pauses = 0
         """Pauses so far: a judgement is kept only for the pause it was asked for."""
+        self._held_for = -1  # the pause whose early answer is being prepared
 
     @property
     def speech_started(self) -> bool:
@@ -46,6 +49,21 @@ class Endpointer:
         """Record a judgement of the words heard up to pause number `pause` (ignored if speech resumed since)."""
         if pause == self.pauses:
             self.judgement = complete
+
+    def hold(self, pause: int) -> None:
+        """An answer to the words before pause number `pause` is being prepared: a finished question waits for it."""
+        if pause == self.pauses:
+            self._held_for = pause
+
+    def release(self, pause: int) -> None:
+        """The answer begun at pause number `pause` can sound (or has ended)."""
+        if pause == self._held_for:
+            self._held_for = -1
+
+    @property
+    def wait_s(self) -> float:
+        """The silence that ends the question at the current pause."""
+        return self._wait()
 
     def update(self, voiced: bool, frame_s: float) -> EndReason | None:
         """Account for one frame; return silence, max-length or no-speech once the utterance is over."""
@@ -72,5 +90,8 @@ class Endpointer:
     def _wait(self) -> float:
         cfg = self._cfg
         if self.judgement is None or not cfg.predict_end:
+            return cfg.trailing_silence_s
+        if self.judgement and self._held_for == self.pauses:
+            # NOTE: the answer could not sound sooner anyway; meanwhile a pause that was only a pause costs nothing.
             return cfg.trailing_silence_s
         return cfg.min_silence_s if self.judgement else cfg.max_silence_s

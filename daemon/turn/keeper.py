@@ -22,9 +22,7 @@ from typing import Any, Final
 from daemon.config import ListenConfig
 from daemon.errors import TalkboxError
 from daemon.events import (
-    AnswerDropped,
     AnswerKept,
-    AnswerStartedEarly,
     BargeIn,
     BargeSource,
     EndReason,
@@ -47,7 +45,8 @@ from daemon.skills.intents import SkillCall
 from daemon.skills.skills import Skills
 from daemon.turn import earcons
 from daemon.turn.answer import Answer, AnswerResult
-from daemon.turn.completeness import make_judge, words_of
+from daemon.turn.completeness import make_judge
+from daemon.turn.early import Early, EarlyAnswers
 from daemon.turn.listener import Listener, Utterance
 from daemon.turn.ringing import Ring
 
@@ -88,21 +87,6 @@ class _Typed:
     future: concurrent.futures.Future[TurnResult] = field(default_factory=concurrent.futures.Future)
 
 
-@dataclass
-class _Speculation:
-    """An answer started at an unclear pause, before the question was over; silent until kept."""
-
-    turn: int
-    question: str
-    answer: Answer
-    done: asyncio.Future[AnswerResult]
-
-
-def same_words(a: str, b: str) -> bool:
-    """True when two transcripts say the same words (case and punctuation aside)."""
-    return words_of(a) == words_of(b)
-
-
 class TurnKeeper:
     """Runs turns from the microphone, the button and typed questions; owns the listener."""
 
@@ -140,7 +124,7 @@ class TurnKeeper:
             on_speculate=self._speculate,
             on_resume=self._on_resume,
         )
-        self._speculation: _Speculation | None = None
+        self._early = EarlyAnswers(engines, sink, self.emit, self.call, clock)
         self.state = State.IDLE
         self.turn = 0
         """Number of the latest turn (0 before the first)."""
@@ -187,7 +171,7 @@ class TurnKeeper:
     async def close(self) -> None:
         """Finish the turn in progress, refuse the questions still waiting, and stop the STT thread."""
         self._closing = True
-        if (dropped := self._drop_speculation()) is not None:
+        if (dropped := self._early.drop()) is not None:
             await asyncio.wait([dropped])
         while self._waiting:
             self._waiting.popleft().future.set_exception(
@@ -267,7 +251,7 @@ class TurnKeeper:
         self.call(self._forget)
 
     def _forget(self) -> None:
-        self._drop_speculation()
+        self._early.drop()
         if self.state is State.LISTENING:
             u = self.listener.drop(EndReason.CANCELLED)
             self.state = State.IDLE
@@ -378,15 +362,9 @@ class TurnKeeper:
                 if self._cfg.chime and reason is EndReason.NO_SPEECH:
                     self._sink.play(earcons.gave_up(self._e.tts.sample_rate_hz), self._e.tts.sample_rate_hz)
                 return
-            spec, self._speculation = self._speculation, None
-            if spec is not None and not (spec.turn == u.turn and same_words(spec.question, text)):
-                self._speculation = spec
-                dropped = self._drop_speculation()
-                if dropped is not None:
-                    await asyncio.wait([dropped])  # out of the conversation before the real answer begins
-                spec = None
+            early = await self._early.take(u.turn, text)
             answered = await self._answer_turn(
-                u.turn, text, asked_at=u.ended_at, speak=True, last_word=u.last_voice_at, early=spec
+                u.turn, text, asked_at=u.ended_at, speak=True, last_word=u.last_voice_at, early=early
             )
             outcome = answered.outcome
         except TalkboxError as err:
@@ -409,7 +387,7 @@ class TurnKeeper:
         on_piece: Callable[[str], None] | None = None,
         abandoned: threading.Event | None = None,
         last_word: float = 0.0,
-        early: _Speculation | None = None,
+        early: Early | None = None,
     ) -> TurnResult:
         """Think and (maybe) speak; failures become TurnFailed and a failed result."""
         assert self._loop is not None
@@ -482,11 +460,11 @@ class TurnKeeper:
     # -- answering early -------------------------------------------------------------------------------------
 
     def _speculate(self, u: Utterance) -> None:
-        """An unclear pause is probably the end: start answering now, silently (on the loop)."""
-        if self.state is State.LISTENING and u.turn == self.turn and self._speculation is None:
-            self._spawn(self._start_speculation(u))
+        """The question has probably ended at this pause: start answering now, silently (on the loop)."""
+        if self.state is State.LISTENING and u.turn == self.turn and not self._early.running:
+            self._spawn(self._start_early(u))
 
-    async def _start_speculation(self, u: Utterance) -> None:
+    async def _start_early(self, u: Utterance) -> None:
         pause = u.speculated_pause
         words = (await self.listener.words_so_far(u, pause)).strip()
         if not words or pause < 0 or u.speculated_pause != pause or self.state is not State.LISTENING:
@@ -494,30 +472,10 @@ class TurnKeeper:
         if (self.skills is not None and self.skills.route(words) is not None) or self._choose_skill is not None:
             return  # a skill acts (starts a timer...): never before the question is over
         assert self._loop is not None
-        answer = Answer(
-            self._e.responder, self._e.tts, self._sink, self.emit, u.turn, self._clock(), self._clock, held=True
-        )
-        done = self._loop.run_in_executor(None, answer.run, words)
-        self._speculation = _Speculation(u.turn, words, answer, done)
-        self.emit(AnswerStartedEarly(turn=u.turn, question=words))
+        self._early.start(self._loop, u.turn, words, u.endpointer)
 
     def _on_resume(self, u: Utterance) -> None:
-        self._drop_speculation()  # the user went on after the pause: the early answer is not to their question
-
-    def _drop_speculation(self) -> asyncio.Future[object] | None:
-        """Stop an early answer nobody heard and take it out of the conversation; its end, to await."""
-        spec, self._speculation = self._speculation, None
-        if spec is None:
-            return None
-        spec.answer.cancel()
-        responder = self._e.responder
-
-        def retract(_: object) -> None:
-            responder.retract(spec.question)
-
-        spec.done.add_done_callback(retract)
-        self.emit(AnswerDropped(turn=spec.turn, question=spec.question))
-        return spec.done  # type: ignore[return-value]
+        self._early.drop()  # the user went on after the pause: the early answer is not to their question
 
     # -- timers and alarms ----------------------------------------------------------------------------------
 

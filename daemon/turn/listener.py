@@ -45,8 +45,9 @@ press arrives before the release can end the question, so nothing said while the
 """
 LEVEL_EVERY_S: Final = 0.1
 SPECULATE_LEAD_S: Final = 0.5
-"""At an unclear pause the answer starts this long before the silence that ends the question, held silent until
-then (`TurnKeeper` discards it unheard if the user goes on)."""
+"""At a pause the answer starts this long before the silence that ends the question (unclear: 1.0 s, unfinished:
+1.5 s), held silent until then (`TurnKeeper` discards it unheard if the user goes on). At a pause judged finished it
+starts at once."""
 JUDGE_AFTER_S: Final = 0.12
 """A pause this long has its words judged (a finished question ends sooner); shorter gaps come between words."""
 
@@ -71,6 +72,8 @@ class Utterance:
     """The pause at which an answer was started early (-1: none is running)."""
     settled: tuple[int, str] | None = None
     """(pause, words): everything said before that pause, heard as the final pass hears it."""
+    judged: tuple[int, str] | None = None
+    """(pause, words): the words judged at that pause, as the quick decode heard them."""
 
     @property
     def speech_heard(self) -> bool:
@@ -243,6 +246,11 @@ class Listener:
     async def words_so_far(self, u: Utterance, pause: int) -> str:
         """What the user said before pause number `pause` (on the STT thread, in order with the audio)."""
         assert self._loop is not None and self._stt_pool is not None
+        judged = u.judged
+        if judged is not None and judged[0] == pause and u.endpointer.judgement and judged[1].strip():
+            # NOTE: judged finished: the answer starts on these words now, while the final pass hears them again
+            # on the STT thread (a core of its own); the keeper keeps the answer only if the words stay the same.
+            return judged[1]
 
         def work() -> str:
             text = u.stream.settle(final=True)
@@ -298,11 +306,13 @@ class Listener:
             self._on_speculate(u)
 
     def _pause_to_speculate(self, u: Utterance) -> bool:
-        """An unclear pause, long enough that the question will probably end at it."""
+        """A pause judged finished, or any other long enough that the question will probably end at it."""
         e = u.endpointer
-        due = max(JUDGE_AFTER_S, self._cfg.trailing_silence_s - SPECULATE_LEAD_S)
-        unclear = e.judgement is None or not self._cfg.predict_end
-        return e.speech_started and not e.push_to_talk and unclear and e.silence_s >= due and u.speculated_pause < 0
+        if not e.speech_started or e.push_to_talk or u.speculated_pause >= 0 or e.silence_s < JUDGE_AFTER_S:
+            return False
+        if self._cfg.predict_end and e.judgement is True:
+            return True
+        return e.silence_s >= max(JUDGE_AFTER_S, e.wait_s - SPECULATE_LEAD_S)
 
     def _prefill_words(self, text: str) -> None:
         """Evaluate the words heard so far into the model's cache while the user still speaks (on the LLM's own
@@ -344,7 +354,8 @@ class Listener:
             # transcript, while the pause goes on.
             text = u.stream.settle()
             complete = judge(text) if text.strip() else None
-            self._loop_call(lambda: u.endpointer.judge(pause, complete))
+            u.judged = (pause, text)
+            self._loop_call(lambda: self._judged(u, pause, complete))
             final = u.stream.settle(final=True)
             if u.endpointer.pauses == pause:  # no word after the pause reached the recogniser
                 u.settled = (pause, final)
@@ -357,6 +368,15 @@ class Listener:
             self._emit(EndJudged(turn=u.turn, text=text, complete=complete))
 
         self._loop.run_in_executor(self._stt_pool, work).add_done_callback(judged)
+
+    def _judged(self, u: Utterance, pause: int, complete: bool | None) -> None:
+        """Record the judgement of a pause (on the loop); a finished question's answer starts at once."""
+        u.endpointer.judge(pause, complete)
+        # NOTE: not at the next frame: the question judged finished often ends at that very frame, and the answer
+        # would then wait for the final pass (0.1-0.2 s) before it starts.
+        if self._utterance is u and self._on_speculate is not None and self._pause_to_speculate(u):
+            u.speculated_pause = u.endpointer.pauses
+            self._on_speculate(u)
 
     def _feed_stt(self, u: Utterance) -> None:
         chunk, u.pending = bytes(u.pending), bytearray()

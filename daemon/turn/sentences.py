@@ -47,20 +47,23 @@ LONG_NUMBERS: Final = (
     "It is 123456789012 or 234567890123 or 345678901234 or 456789012345 or 567890123456 or 678901234567."
 )
 """As many characters, but read out as 36 s of speech: the voice cuts it into runs of bounded length."""
-FIRST_CLAUSE_MIN_WORDS: Final = 4
+FIRST_CLAUSE_MIN_WORDS: Final = 3
 """The first sentence may be cut at a comma, semicolon or colon after this many words, so the voice starts sooner."""
-FIRST_CLAUSE_MIN_WORDS_AT_CONJUNCTION: Final = 6
-"""... or before a word that opens a clause or a phrase ("because", "which", "and", "with", ...) after this many words.
+FIRST_CLAUSE_MIN_WORDS_AT_CONJUNCTION: Final = 4
+"""... or before a word that opens a clause or a phrase ("because", "which", "and", "for", "to", ...) after this many.
 
 NOTE: the voice synthesizes a chunk whole before it plays any of it, so the first chunk's length is paid in full
-before the first sound: "and", "so", "or", "that", "with", "if" and "as" let a long first sentence start sooner.
+before the first sound, and every token of it first: at a Pi 5's ~10 tokens/s the median first chunk of 11 tokens
+cost 1.1 s before any sound. Words that open a phrase let a long first sentence start after three to six words;
+"of" is not one ("the capital | of France" is no phrase to stop at).
 """
 SHORT_TOKEN_CHARS: Final = 4
 """A period after a word this short, followed by a lower-case word, may be an unknown abbreviation ("vol. two")."""
 
 _END: Final = re.compile(r"([.!?…]+[\"')\]]*)(\s+)")
 _CLAUSE: Final = re.compile(
-    r"[,;:] |\s(?=(?:because|which|where|when|while|but|although|since|whereas|and|so|or|that|with|if|as)\s)",
+    r"[,;:] |\s(?=(?:because|which|where|when|while|but|although|since|whereas|and|so|or|that|with|if|as|for|to|by"
+    r"|from|during|after|before|until|without|through)\s)",
     re.IGNORECASE,
 )
 _LIST_ITEM: Final = re.compile(r"\n\s*(?:[-*•]|\d+[.)])\s+")

@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import io
+import itertools
 from pathlib import Path
 
 import numpy as np
 import pytest
 import soundfile as sf
 
-from daemon.evaluation.conditions import CONDITIONS, LEAD_S, TAIL_S, Condition, halves, noisy
+from daemon.config import Config
+from daemon.evaluation.align import whisper_word_gaps
+from daemon.evaluation.conditions import (
+    CONDITIONS,
+    LEAD_S,
+    TAIL_S,
+    Condition,
+    halves,
+    noisy,
+    paused_in_one_breath,
+)
 from daemon.evaluation.corpus import tune
 from daemon.evaluation.noises import babble, hum, music, rms, white_noise
 from daemon.evaluation.voices import ESPEAK_VOICES, Int16Array, dbfs
@@ -112,3 +123,18 @@ def test_hum_sounds_at_the_mains_frequency(mains_hz: float) -> None:
     audio = hum(1.0, mains_hz=mains_hz)
     spectrum = np.abs(np.fft.rfft(audio))
     assert np.argmax(spectrum) == pytest.approx(mains_hz, abs=1)  # 1 s of audio: one bin per hertz
+
+
+@pytest.mark.slow
+def test_a_pause_in_one_breath_opens_between_the_words_of_one_saying(dev_config: Config, tmp_path: Path) -> None:
+    gaps = whisper_word_gaps(dev_config)
+    said = VOICE.render(QUESTION).astype(np.float64)
+    between = gaps(said)
+    assert len(between) == len(QUESTION.split()) - 1  # a gap between every two words
+    assert all(0.0 < a < b < len(said) / 16000 for a, b in itertools.pairwise(between))
+    path = tmp_path / "one-breath.wav"
+    path.write_bytes(paused_in_one_breath(gaps)(VOICE.render, QUESTION, np.random.default_rng(2)))
+    audio = read_audio_file(path)
+    assert 0.5 <= max(quiet_gaps_s(audio)) <= 1.0
+    # The saying is the same, only parted: no word was cut or lost.
+    assert len(audio) / 16000 == pytest.approx(len(said) / 16000 + LEAD_S + TAIL_S + 0.7, abs=0.21)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,6 +25,7 @@ from daemon.events import (
 )
 from daemon.ports import Engines
 from daemon.turn.completeness import judge
+from daemon.turn.early import same_words
 from daemon.turn.endpoint import Endpointer
 from tests.conftest import Speech
 from tests.harness import Person, of, run_box
@@ -64,6 +66,35 @@ def test_speech_that_resumes_forgets_the_judgement_of_the_pause_before() -> None
     _speak(e, 0.5)  # the speaker went on
     e.judge(pause, True)  # the judgement of the earlier pause arrives late: it no longer counts
     assert e.judgement is None
+    assert _silence_until_end(e) == pytest.approx(1.0, abs=FRAME_S * 1.5)
+
+
+def test_a_finished_question_ends_when_the_answer_begun_at_its_pause_is_ready_or_at_the_unclear_wait() -> None:
+    e = Endpointer(CFG)
+    _speak(e, 1.0)
+    e.judge(e.pauses, True)
+    e.hold(e.pauses)  # an answer is being prepared
+    for _ in range(30):  # 0.6 s: past the finished question's 0.3 s, but the answer is not ready
+        assert e.update(False, FRAME_S) is None
+    e.release(e.pauses)
+    assert e.update(False, FRAME_S) is EndReason.SILENCE
+    never_ready = Endpointer(CFG)
+    _speak(never_ready, 1.0)
+    never_ready.judge(never_ready.pauses, True)
+    never_ready.hold(never_ready.pauses)
+    assert _silence_until_end(never_ready) == pytest.approx(1.0, abs=FRAME_S * 1.5)
+
+
+def test_speech_before_the_early_answer_is_ready_continues_the_question() -> None:
+    e = Endpointer(CFG)
+    _speak(e, 1.0)
+    pause = e.pauses
+    e.judge(pause, True)
+    e.hold(pause)
+    for _ in range(25):  # 0.5 s of pause: it would have ended at 0.3 s without the answer to wait for
+        assert e.update(False, FRAME_S) is None
+    _speak(e, 0.5)  # the speaker went on: nothing ended
+    e.release(pause)  # the dropped answer's end: about a pause that no longer counts
     assert _silence_until_end(e) == pytest.approx(1.0, abs=FRAME_S * 1.5)
 
 
@@ -114,13 +145,22 @@ def test_prefilling_a_revised_transcript_rolls_the_cache_back_to_what_is_common(
     llm.forget()
 
 
-def _turn(engines: Engines, mic: ScriptedMic, tmp_path: Path) -> list[Event]:
+def _turn(
+    engines: Engines, speech: Speech, tmp_path: Path, *said: tuple[str, float, float], **listen: Any
+) -> list[Event]:
+    """The events of one turn: the wake word, then each (words, pause before, pause after) said in turn."""
+
     def end_after_turn(event: Event, person: Person, mic: ScriptedMic) -> None:
         if isinstance(event, TurnEnded):
             mic.end()
 
-    listen = ListenConfig(follow_up_s=0.0, chime=False)
-    events, _ = run_box(engines, mic, listen, tmp_path / "out.wav", end_after_turn)
+    engines.responder.forget()
+    mic = ScriptedMic()
+    mic.say(speech("Hey Jarvis.", lead_s=0.2, tail_s=0.2))
+    for words, lead_s, tail_s in said:
+        mic.say(speech(words, lead_s=lead_s, tail_s=tail_s))
+    config = ListenConfig(follow_up_s=0.0, chime=False, **listen)
+    events, _ = run_box(engines, mic, config, tmp_path / "out.wav", end_after_turn)
     return events
 
 
@@ -128,11 +168,8 @@ def _turn(engines: Engines, mic: ScriptedMic, tmp_path: Path) -> list[Event]:
 def test_a_finished_question_ends_before_the_configured_silence(
     engines: Engines, speech: Speech, tmp_path: Path
 ) -> None:
-    engines.responder.forget()
-    mic = ScriptedMic()
-    mic.say(speech("Hey Jarvis.", lead_s=0.2, tail_s=0.2))
-    mic.say(speech("What is the boiling point of water?", lead_s=0.0, tail_s=2.0))
-    events = _turn(engines, mic, tmp_path)
+    # NOTE: no early answer to wait for: this is the judgement's own wait.
+    events = _turn(engines, speech, tmp_path, ("What is the boiling point of water?", 0.0, 2.0), speculate=False)
     ended = of(events, ListeningEnded)[0]
     assert ended.reason == "silence" and of(events, EndJudged)[-1].complete is True
     assert ended.after_last_voice_s < ListenConfig().trailing_silence_s
@@ -140,12 +177,8 @@ def test_a_finished_question_ends_before_the_configured_silence(
 
 @pytest.mark.slow
 def test_a_pause_inside_a_question_does_not_cut_it(engines: Engines, speech: Speech, tmp_path: Path) -> None:
-    engines.responder.forget()
-    mic = ScriptedMic()
-    mic.say(speech("Hey Jarvis.", lead_s=0.2, tail_s=0.2))
-    mic.say(speech("Set a timer for", lead_s=0.0, tail_s=0.0))
-    mic.say(speech("ten minutes.", lead_s=0.9, tail_s=2.0))  # a long pause after an unfinished phrase
-    events = _turn(engines, mic, tmp_path)
+    # A long pause after an unfinished phrase.
+    events = _turn(engines, speech, tmp_path, ("Set a timer for", 0.0, 0.0), ("ten minutes.", 0.9, 2.0))
     assert len(of(events, ListeningEnded)) == 1
     assert of(events, EndJudged)[0].complete is False
     heard = of(events, TranscriptReady)[0].text.lower()
@@ -156,12 +189,8 @@ def test_a_pause_inside_a_question_does_not_cut_it(engines: Engines, speech: Spe
 def test_an_early_answer_to_words_the_user_then_extends_is_dropped_unheard(
     engines: Engines, speech: Speech, tmp_path: Path
 ) -> None:
-    engines.responder.forget()
-    mic = ScriptedMic()
-    mic.say(speech("Hey Jarvis.", lead_s=0.2, tail_s=0.2))
-    mic.say(speech("What is the capital", lead_s=0.0, tail_s=0.0))
-    mic.say(speech("of France?", lead_s=0.65, tail_s=2.0))  # with the voice's own quiet: ~0.8 s of pause
-    events = _turn(engines, mic, tmp_path)
+    # With the voice's own quiet: ~0.8 s of pause.
+    events = _turn(engines, speech, tmp_path, ("What is the capital", 0.0, 0.0), ("of France?", 0.65, 2.0))
     early, dropped = of(events, AnswerStartedEarly), of(events, AnswerDropped)
     assert early and dropped and "france" not in early[0].question.lower()
     ended = events.index(of(events, ListeningEnded)[0])
@@ -175,15 +204,30 @@ def test_an_early_answer_to_words_the_user_then_extends_is_dropped_unheard(
 
 @pytest.mark.slow
 def test_an_early_answer_to_the_final_words_is_kept(engines: Engines, speech: Speech, tmp_path: Path) -> None:
-    engines.responder.forget()
-    mic = ScriptedMic()
-    mic.say(speech("Hey Jarvis.", lead_s=0.2, tail_s=0.2))
-    mic.say(speech("What causes the seasons?", lead_s=0.0, tail_s=2.5))
-    events = _turn(engines, mic, tmp_path)
+    events = _turn(engines, speech, tmp_path, ("What causes the seasons?", 0.0, 2.5))
     if not of(events, AnswerStartedEarly):
         pytest.skip("the words were judged finished: no early start to keep")  # the judge, not this path
     assert of(events, AnswerKept) and not of(events, AnswerDropped)
     order = [type(e).__name__ for e in events if isinstance(e, ListeningEnded | ThinkingStarted | SpeakingStarted)]
     assert order == ["ListeningEnded", "ThinkingStarted", "SpeakingStarted"]
+    assert len(engines.responder.remembered()) == 1
+    engines.responder.forget()
+
+
+@pytest.mark.slow
+def test_a_question_judged_finished_is_answered_from_its_pause_and_spoken_only_after_it_ends(
+    engines: Engines, speech: Speech, tmp_path: Path
+) -> None:
+    # NOTE: a pause of 0.6 s ends it at the least, so the judgement surely comes first even on a busy machine.
+    events = _turn(engines, speech, tmp_path, ("What is the boiling point of water?", 0.0, 2.0), min_silence_s=0.6)
+    assert of(events, EndJudged)[-1].complete is True
+    early, ended = of(events, AnswerStartedEarly), of(events, ListeningEnded)[0]
+    assert early and events.index(early[0]) < events.index(ended)  # the answer began while the box still listened
+    assert of(events, AnswerKept) and not of(events, AnswerDropped)
+    heard = of(events, TranscriptReady)[0].text
+    assert same_words(early[0].question, heard)
+    first_sound = of(events, SpeakingStarted)[0]
+    assert events.index(first_sound) > events.index(ended)  # never a sound before the question is over
+    assert first_sound.since_last_word_s > ended.after_last_voice_s
     assert len(engines.responder.remembered()) == 1
     engines.responder.forget()

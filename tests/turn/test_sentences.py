@@ -73,7 +73,10 @@ def test_the_longest_sentence_is_one_piece_at_the_bound() -> None:
             ["A black hole is a region in space", "where nothing escapes.", "Yes."],
         ),
         ("Cats purr when happy. Yes.", ["Cats purr when happy.", "Yes."]),
-        ("In the morning, it rains. Yes.", ["In the morning, it rains.", "Yes."]),
+        ("In the morning, it rains. Yes.", ["In the morning,", "it rains.", "Yes."]),
+        ("It rains, mostly. Yes.", ["It rains, mostly.", "Yes."]),
+        ("The seasons are caused by the tilt. Yes.", ["The seasons are caused", "by the tilt.", "Yes."]),
+        ("The capital of France is Paris. Yes.", ["The capital of France is Paris.", "Yes."]),
     ],
 )
 def test_the_first_clause_is_released_at_a_comma_or_before_a_clause_word(text: str, sentences: list[str]) -> None:

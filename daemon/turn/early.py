@@ -1,0 +1,92 @@
+"""Answering early: an answer begun at a pause, before the question is known to be over, silent until it is kept.
+
+At most one runs at a time. It is kept when the question turns out to be the words it was begun on, and dropped,
+unheard and taken out of the conversation, when the user goes on or the final transcript says other words.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from daemon.events import AnswerDropped, AnswerStartedEarly, Event
+from daemon.ports import AudioSink, Engines
+from daemon.turn.answer import Answer, AnswerResult
+from daemon.turn.completeness import words_of
+from daemon.turn.endpoint import Endpointer
+
+
+def same_words(a: str, b: str) -> bool:
+    """True when two transcripts say the same words (case and punctuation aside)."""
+    return words_of(a) == words_of(b)
+
+
+@dataclass
+class Early:
+    """An answer begun before the question was over."""
+
+    turn: int
+    question: str
+    answer: Answer
+    done: asyncio.Future[AnswerResult]
+
+
+class EarlyAnswers:
+    """Starts, keeps and drops the early answer (on the event loop)."""
+
+    def __init__(
+        self,
+        engines: Engines,
+        sink: AudioSink,
+        emit: Callable[[Event], None],
+        call: Callable[[Callable[[], None]], None],
+        clock: Callable[[], float],
+    ) -> None:
+        self._e, self._sink, self._emit, self._call, self._clock = engines, sink, emit, call, clock
+        self._early: Early | None = None
+
+    @property
+    def running(self) -> bool:
+        """True while an early answer waits to be kept or dropped."""
+        return self._early is not None
+
+    def start(self, loop: asyncio.AbstractEventLoop, turn: int, words: str, endpointer: Endpointer) -> None:
+        """Answer `words`, heard up to the endpointer's current pause; the question waits for it to be ready."""
+        pause = endpointer.pauses
+
+        def ready() -> None:
+            self._call(lambda: endpointer.release(pause))
+
+        e = self._e
+        answer = Answer(
+            e.responder, e.tts, self._sink, self._emit, turn, self._clock(), self._clock, held=True, on_ready=ready
+        )
+        endpointer.hold(pause)
+        self._early = Early(turn, words, answer, loop.run_in_executor(None, answer.run, words))
+        self._emit(AnswerStartedEarly(turn=turn, question=words))
+
+    async def take(self, turn: int, heard: str) -> Early | None:
+        """The early answer, if it answers `heard`; otherwise it is dropped (and out of the conversation) first."""
+        early, self._early = self._early, None
+        if early is not None and early.turn == turn and same_words(early.question, heard):
+            return early
+        self._early = early
+        if (dropped := self.drop()) is not None:
+            await asyncio.wait([dropped])  # out of the conversation before the real answer begins
+        return None
+
+    def drop(self) -> asyncio.Future[AnswerResult] | None:
+        """Stop the early answer nobody heard and take it out of the conversation; its end, to await."""
+        early, self._early = self._early, None
+        if early is None:
+            return None
+        early.answer.cancel()
+        responder = self._e.responder
+
+        def retract(_: object) -> None:
+            responder.retract(early.question)
+
+        early.done.add_done_callback(retract)
+        self._emit(AnswerDropped(turn=early.turn, question=early.question))
+        return early.done
