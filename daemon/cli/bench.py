@@ -9,282 +9,34 @@ import os
 import statistics
 import time
 from collections.abc import Callable, Generator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, cast
 
 import numpy as np
 
 from daemon.box.audio import frames_of
-from daemon.cli.demo import sequential_first_audio, speak_question, spoken
-from daemon.cli.measure import cpu_s, memory_bandwidth_gbs, memory_mb, pct, peak_rss_mb, reset_peak_rss, rss_mb
+from daemon.cli.demo import speak_question, spoken
+from daemon.cli.measure import cpu_s, memory_bandwidth_gbs, memory_mb, peak_rss_mb, reset_peak_rss, rss_mb
+from daemon.cli.turn_timing import QUESTIONS, QUICK_QUESTIONS, first_audio, timed_turn, warm_up
 from daemon.config import Config
 from daemon.engines.load import load_engines
 from daemon.events import (
-    AnswerDropped,
     AnswerFinished,
-    AnswerKept,
-    AnswerStartedEarly,
-    BargeSource,
     Event,
     EventBus,
-    ListeningEnded,
-    SentenceReady,
-    SpeakingStarted,
-    ThinkingStarted,
-    TokenGenerated,
-    TranscriptReady,
     Trigger,
 )
 from daemon.ports import AUDIO_RATE_HZ, AudioSink, Engines
 from daemon.turn.keeper import TurnKeeper
 from daemon.turn.sentences import LONG_NUMBERS, LONGEST_SENTENCE
-from hardware.audio import WavFileSink, WavFileSource, read_audio_file
+from hardware.audio import WavFileSink, WavFileSource
 
-QUESTIONS: Final = (
-    "Why do we need sleep?",
-    "How do vaccines work?",
-    "What is the capital of France?",
-    "What causes the seasons?",
-    "What should I cook for dinner tonight?",
-)
-"""What people ask a voice assistant: how/why questions answered in two to four sentences, and one factoid.
-
-Chosen among questions the dev profile's PocketSphinx hears intact in the box's voice: a misheard question gets
-an answer to something else (often one line), which says nothing about the pipeline.
-"""
-QUICK_QUESTIONS: Final = 3
 DECODE_QUESTION: Final = "Tell me about the history of Paris."
 BENCH_SEED: Final = 1234
 """A fixed sampling seed, so the streaming and the sequential run give the same answer to the same question."""
 DECODE_PAIRS: Final = 9
 """Alternated pipeline/bare decode pairs: on 2 idle cores single pairs range over +-3 %, five were not enough."""
 CHUNK_S: Final = 0.1
-
-
-@dataclass
-class TurnTimes:
-    """One spoken turn through the pipeline, timed from the end of speech (seconds)."""
-
-    transcript: str = ""
-    stt_final_s: float = math.nan
-    first_token_s: float = math.nan
-    first_sentence_s: float = math.nan
-    first_audio_s: float = math.nan
-    first_sentence: str = ""
-    barge_in_s: float = 0.0
-    last_word_to_first_audio_s: float = math.nan
-    """What a person feels: from the end of their last word (in the audio) to the box's first sound."""
-    endpoint_wait_s: float = math.nan
-    """From the last word to the decision that the question was over."""
-    prompt_tokens: int = 0
-    evaluated_tokens: int = 0
-    """Prompt tokens evaluated after the decision (the rest were prefilled while the user spoke)."""
-    first_clause_tokens: int = 0
-    """Tokens generated up to the first chunk the voice speaks."""
-    first_clause_audio_s: float = math.nan
-    answer_start_s: float = math.nan
-    """From the last word to the start of the answer that was spoken (early, at a pause, or after the decision)."""
-    early: str = "none"
-    """The answer started early: "kept", "dropped" (then answered again after the decision), or "none"."""
-
-
-def _warm(engines: Engines) -> None:
-    """Forget the conversation and leave only the system prompt evaluated, as a box is before a first question."""
-    engines.responder.forget()
-    engines.responder.warm_up()
-
-
-def last_word_s(mic: Path) -> float:
-    """Where the last word of a recorded question ends, in seconds from the file's start (its last loud sample)."""
-    audio = np.abs(read_audio_file(mic).astype(np.int32))
-    loud = np.flatnonzero(audio > 0.01 * 32768)
-    return float(loud[-1] + 1) / AUDIO_RATE_HZ if len(loud) else 0.0
-
-
-def _turn(engines: Engines, config: Config, mic: Path, out: Path, interrupt_after_s: float = 0.0) -> TurnTimes:
-    """One spoken turn through the real pipeline in real time; its timings (and barge-in, if interrupted)."""
-    times = TurnTimes()
-    end = [0.0]
-    at: dict[str, float] = {}
-    tokens = [0]
-    said_until = last_word_s(mic)
-
-    def note(event: Event) -> None:
-        now = time.monotonic()
-        since_end = now - end[0]
-        match event:
-            case ListeningEnded():
-                end[0] = at["decided"] = now
-            case TranscriptReady(text=text):
-                times.transcript, times.stt_final_s = text, since_end
-            case TokenGenerated():
-                tokens[0] += 1
-                if math.isnan(times.first_token_s):
-                    times.first_token_s = since_end
-            case SentenceReady(index=0, text=text):
-                times.first_sentence, times.first_sentence_s = text, since_end
-                times.first_clause_tokens = tokens[0]
-            case SpeakingStarted(latency_s=latency):
-                times.first_audio_s = latency
-                # NOTE: from the event's own figure: the loop may hand the event on a little later.
-                at["sound"] = end[0] + latency
-                if interrupt_after_s:  # the button, pressed while the box speaks
-                    asyncio.get_running_loop().call_later(interrupt_after_s, keeper.barge_in, BargeSource.BUTTON)
-            case AnswerFinished(prompt_tokens=prompt, evaluated_tokens=evaluated):
-                times.prompt_tokens, times.evaluated_tokens = prompt, evaluated
-            case AnswerStartedEarly():
-                at["started"], times.early = now, "early"
-            case AnswerDropped():
-                times.early = "dropped"
-                at.pop("started", None)
-            case AnswerKept():
-                times.early = "kept"
-            case ThinkingStarted() if times.early in ("none", "dropped"):
-                at["started"] = now
-
-    bus = EventBus()
-    bus.subscribe(note)
-    sink = WavFileSink(out, engines.tts.sample_rate_hz)
-    listen = dataclasses.replace(config.listen, follow_up_s=0.0, chime=False)
-    keeper = TurnKeeper(engines, sink, listen, bus)
-    rate = engines.tts.sample_rate_hz
-    _warm(engines)
-    source = _Timed(WavFileSource(mic))
-    try:
-        asyncio.run(keeper.run(frames_of(source, keeper.listener)))
-    finally:
-        sink.close()
-    engines.responder.forget()
-    times.barge_in_s = keeper.last_barge_in_s
-    if times.first_sentence:  # measured after the turn: synthesizing on the loop would delay the turn
-        times.first_clause_audio_s = sum(len(c) for c in engines.tts.synthesize(times.first_sentence)) / 2 / rate
-    if "sound" in at and source.started:
-        last_word = source.started + said_until  # the file plays in real time from `started`
-        times.last_word_to_first_audio_s = at["sound"] - last_word
-        times.endpoint_wait_s = at["decided"] - last_word
-        times.answer_start_s = at.get("started", at["decided"]) - last_word
-    return times
-
-
-class _Timed:
-    """A WAV microphone that notes when it started playing (sample k then sounds at started + k / rate)."""
-
-    def __init__(self, source: WavFileSource) -> None:
-        self._source = source
-        self.started = 0.0
-
-    def frames(self, chunk_s: Callable[[], float] | None = None) -> Generator[bytes, None, None]:
-        """The source's frames; the first one's arrival, less its length, is when playing started."""
-        for frame in self._source.frames(chunk_s):
-            if not self.started:
-                self.started = time.monotonic() - len(frame) / 2 / AUDIO_RATE_HZ
-            yield frame
-
-    def close(self) -> None:
-        """Close the source."""
-        self._source.close()
-
-
-def _first_audio(
-    engines: Engines, config: Config, out: Path, questions: tuple[str, ...], say: Callable[[str], None]
-) -> dict[str, Any]:
-    """End of speech to first audio, streaming and sequential, on the same transcript and the same answer."""
-    rows = []
-    for i, question in enumerate(questions):
-        mic = speak_question(engines.tts, out / f"q{i}.wav", question)
-        turn = _turn(engines, config, mic, out / f"a{i}.wav")
-        _warm(engines)
-        sequential = sequential_first_audio(engines, question, heard=turn.transcript)
-        rows.append(dataclasses.asdict(turn) | {"question": question, "sequential_s": sequential})
-        say(
-            f"  {question!r} heard as {turn.transcript!r}: first audio streaming {turn.first_audio_s:.2f} s, "
-            f"sequential {sequential:.2f} s; first chunk {turn.first_sentence!r}"
-        )
-    streaming = [r["first_audio_s"] for r in rows]
-    sequential_s = [r["sequential_s"] for r in rows]
-    return {
-        "streaming_p50": statistics.median(streaming),
-        "streaming_p90": pct(streaming, 0.9),
-        "sequential_p50": statistics.median(sequential_s),
-        "sequential_p90": pct(sequential_s, 0.9),
-        "ratio_p50": statistics.median(streaming) / statistics.median(sequential_s),
-        "ratio_paired_median": statistics.median(a / b for a, b in zip(streaming, sequential_s, strict=True)),
-        "stt_final_p50": statistics.median(r["stt_final_s"] for r in rows),
-        **_from_last_word(rows),
-        "first_token_p50": statistics.median(r["first_token_s"] for r in rows),
-        "first_sentence_p50": statistics.median(r["first_sentence_s"] for r in rows),
-        "turns": rows,
-    }
-
-
-def _from_last_word(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """The headline, last word -> first audio, and where its time goes (medians over the questions)."""
-    felt = [r["last_word_to_first_audio_s"] for r in rows if not math.isnan(r["last_word_to_first_audio_s"])]
-    if not felt:
-        return {}
-
-    def median(key: str) -> float:
-        return float(statistics.median(float(r[key]) for r in rows))
-
-    split = {
-        "endpoint_wait": median("endpoint_wait_s"),
-        "answer_start": median("answer_start_s"),
-        "final_transcript": median("stt_final_s"),
-        "first_token": statistics.median(r["first_token_s"] - r["stt_final_s"] for r in rows),
-        "first_clause": statistics.median(r["first_sentence_s"] - r["first_token_s"] for r in rows),
-        "first_synthesis": statistics.median(r["first_audio_s"] - r["first_sentence_s"] for r in rows),
-    }
-    return {
-        "last_word_p50": statistics.median(felt),
-        "last_word_p90": pct(felt, 0.9),
-        "split": split,
-        "prompt_tokens_p50": median("prompt_tokens"),
-        "evaluated_at_end_p50": median("evaluated_tokens"),
-        "first_clause_tokens_p50": median("first_clause_tokens"),
-        "first_clause_audio_s_p50": median("first_clause_audio_s"),
-        "answers_started_early": sum(r["early"] in ("kept", "dropped") for r in rows),
-        "answers_kept": sum(r["early"] == "kept" for r in rows),
-        "projected": {name: project(rows, board) for name, board in BOARDS.items()},
-    }
-
-
-@dataclass(frozen=True)
-class Board:
-    """A board's published speeds for its profile's models (docs/performance.md)."""
-
-    decode_tok_s: float
-    prompt_tok_s: float
-    tts_rtf: float
-    final_transcript_s: float
-
-
-BOARDS: Final = {
-    "pi4": Board(decode_tok_s=6.0, prompt_tok_s=18.0, tts_rtf=0.40, final_transcript_s=0.15),
-    "pi5": Board(decode_tok_s=10.0, prompt_tok_s=30.0, tts_rtf=0.11, final_transcript_s=0.15),
-}
-"""Decode as published (Qwen2.5 0.5B / 1.5B Q4_K_M), prompt evaluation assumed 3x decode, Piper lessac-low's
-real-time factor, Vosk's final result; the same figures as the estimate table in docs/performance.md."""
-
-
-def project(rows: list[dict[str, Any]], board: Board) -> float:
-    """Last word -> first audio on `board`, the median over this run's turns.
-
-    Each turn keeps this run's endpoint wait and the moment its answer started (early, at the pause judged
-    finished, or after the decision); from that start the recogniser's last result, the prompt left to evaluate,
-    the first chunk's tokens and its synthesis take the board's time. The answer sounds when both are done.
-    """
-    felt = []
-    for r in rows:
-        work = (
-            board.final_transcript_s
-            + float(r["evaluated_tokens"]) / board.prompt_tok_s
-            + float(r["first_clause_tokens"]) / board.decode_tok_s
-            + float(r["first_clause_audio_s"]) * board.tts_rtf
-        )
-        early = r["early"] == "kept" and not math.isnan(r["answer_start_s"])
-        felt.append(max(r["endpoint_wait_s"], r["answer_start_s"] + work) if early else r["endpoint_wait_s"] + work)
-    return float(statistics.median(felt))
 
 
 def typed_turn(engines: Engines, sink: AudioSink, config: Config, question: str, bus: EventBus) -> None:
@@ -309,7 +61,7 @@ def typed_turn(engines: Engines, sink: AudioSink, config: Config, question: str,
 
 def _pipeline_decode(engines: Engines, config: Config, out: Path) -> tuple[float, int]:
     """Decode tokens/s of a whole typed turn, spoken (LLM -> sentences -> TTS -> real-time speaker)."""
-    _warm(engines)
+    warm_up(engines)
     sink = WavFileSink(out / "decode.wav", engines.tts.sample_rate_hz)
     try:
         typed_turn(engines, sink, config, DECODE_QUESTION, EventBus())
@@ -383,7 +135,7 @@ def _system_prompt_effect(engines: Engines, question: str, repeats: int = 3) -> 
     warm: list[float] = []
     cold: list[float] = []
     for _ in range(repeats):
-        for prepare, into in ((engines.responder.cool_down, cold), (lambda: _warm(engines), warm)):
+        for prepare, into in ((engines.responder.cool_down, cold), (lambda: warm_up(engines), warm)):
             prepare()
             stream = cast(Generator[str, None, None], engines.responder.respond(question))
             next(stream, None)
@@ -498,10 +250,12 @@ def run_bench(config: Config, out: Path, quick: bool = False, say: Callable[[str
     report["working_memory_mb"] = _working_memory(engines)
     say(f"models ready in {report['start_to_ready_s']:.1f} s")
     questions = QUESTIONS[:QUICK_QUESTIONS] if quick else QUESTIONS
-    report["first_audio_s"] = _first_audio(engines, config, out, questions, say)
+    report["first_audio_s"] = first_audio(engines, config, out, questions, say)
     report["stt_end_of_speech_to_final_s"] = report["first_audio_s"]["stt_final_p50"]
     story = speak_question(engines.tts, out / "story.wav", "Tell me a long story about a brave dragon.")
-    report["barge_in_s"] = _turn(engines, config, story, out / "story-answer.wav", interrupt_after_s=1.0).barge_in_s
+    report["barge_in_s"] = timed_turn(
+        engines, config, story, out / "story-answer.wav", interrupt_after_s=1.0
+    ).barge_in_s
     report["memory_after_turns_mb"] = memory_mb()
     # NOTE: the peak was reset before the working-memory probes, so it counts the turns (and the harness's own
     # question audio and sequential runs) but not load's transient buffers, reported apart; the comparison
@@ -563,9 +317,9 @@ def table(report: dict[str, Any]) -> str:
             ),
         ]
     rows += [
-        ("end of speech -> first audio, streaming p50/p90", f"{fa['streaming_p50']:.2f} / {fa['streaming_p90']:.2f} s"),
+        ("question -> first audio, streaming p50/p90", f"{fa['streaming_p50']:.2f} / {fa['streaming_p90']:.2f} s"),
         (
-            "end of speech -> first audio, sequential p50/p90",
+            "question -> first audio, sequential p50/p90",
             f"{fa['sequential_p50']:.2f} / {fa['sequential_p90']:.2f} s",
         ),
         (
@@ -573,7 +327,7 @@ def table(report: dict[str, Any]) -> str:
             f"{fa['ratio_paired_median']:.2f}  (p50/p50 {fa['ratio_p50']:.2f}; target <= 0.33)",
         ),
         (
-            "  streaming p50: transcript / 1st token / 1st chunk",
+            "  after the decision p50: transcript / 1st token / 1st chunk",
             f"{fa['stt_final_p50']:.2f} / {fa['first_token_p50']:.2f} / {fa['first_sentence_p50']:.2f} s",
         ),
         (
