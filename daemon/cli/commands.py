@@ -199,11 +199,12 @@ def demo(cfg: Config, args: argparse.Namespace) -> int:
     print(f"[models ready in {time.monotonic() - started:.1f} s]")
     result = run_demo(engines, cfg, args.out, realtime=not args.fast, question=args.question)
     print(f"\nwrote {result.question_wav}, {result.answer_wav} and {result.events}")
-    if args.compare and result.first_audio_s is not None:
+    if args.compare and result.question_to_audio_s is not None:
         baseline = sequential_first_audio(engines, args.question)
+        streamed = result.question_to_audio_s
         print(
-            f"first audio: streaming {result.first_audio_s:.2f} s vs sequential {baseline:.2f} s "
-            f"(ratio {result.first_audio_s / baseline:.2f})"
+            f"question -> first audio: streaming {streamed:.2f} s vs sequential {baseline:.2f} s "
+            f"(ratio {streamed / baseline:.2f})"
         )
     return EXIT_OK
 

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import sys
+import time
+from collections.abc import Callable
 from typing import TextIO
 
 from daemon.events import (
+    AnswerDropped,
     AnswerFinished,
+    AnswerStartedEarly,
     BargeIn,
     Event,
     ListeningEnded,
@@ -26,12 +30,18 @@ from daemon.events import (
 class ConsoleView:
     """Subscribes to the bus and prints what a person would want to watch."""
 
-    def __init__(self, out: TextIO | None = None) -> None:
+    def __init__(self, out: TextIO | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         self._out = out or sys.stdout
         self._live = self._out.isatty()
+        self._clock = clock
         self.latencies: list[float] = []
+        """End of speech -> first audio, per turn."""
+        self.question_latencies: list[float] = []
+        """From when the box had the question (an early answer's start, if kept; else the end of speech) -> audio."""
         self.decode_rates: list[float] = []
         self._latency: dict[int, tuple[float, float]] = {}
+        self._had_question: dict[int, float] = {}  # the end of speech, per turn
+        self._early: dict[int, float] = {}  # the start of an early answer not dropped, per turn
 
     def _line(self, text: str) -> None:
         self._out.write(text + "\n")
@@ -46,7 +56,12 @@ class ConsoleView:
             case PartialTranscript(text=text) if self._live:
                 self._out.write(f"\r  … {text[-70:]:<72}")
                 self._out.flush()
+            case AnswerStartedEarly():
+                self._early[event.turn] = self._clock()
+            case AnswerDropped():
+                self._early.pop(event.turn, None)  # the answer that sounds is begun again, after the end
             case ListeningEnded(reason=reason):
+                self._had_question[event.turn] = self._clock()
                 if self._live:
                     self._out.write("\r" + " " * 76 + "\r")
                 self._line(f"[end of speech: {reason}]")
@@ -64,6 +79,9 @@ class ConsoleView:
                 # Printed with the turn's summary: the answer is still streaming onto this line.
                 self.latencies.append(latency)
                 self._latency[event.turn] = (latency, felt)
+                had = self._early.get(event.turn, self._had_question.get(event.turn))
+                if had is not None:
+                    self.question_latencies.append(self._clock() - had)
             case TurnEnded(outcome=outcome):
                 timing = ""
                 if (times := self._latency.get(event.turn)) is not None:

@@ -31,6 +31,9 @@ class DemoResult:
     answer_wav: Path
     events: Path
     first_audio_s: float | None
+    """End of speech -> first audio."""
+    question_to_audio_s: float | None
+    """From when the box had the question (an early answer's start, or the end of speech) -> first audio."""
     tokens_per_s: float | None
 
 
@@ -81,6 +84,7 @@ def run_demo(
         out / "answer.wav",
         out / "events.jsonl",
         view.latencies[0] if view.latencies else None,
+        view.question_latencies[0] if view.question_latencies else None,
         view.decode_rates[0] if view.decode_rates else None,
     )
 

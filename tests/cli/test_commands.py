@@ -159,7 +159,7 @@ def test_demo_runs_one_spoken_turn_and_writes_its_files(
     status, stdout, _ = run(capsys, "--config", str(cfg_file), "demo", "--out", str(out), "--fast")
     assert status == EXIT_OK
     assert "you:  what is the capital of france" in stdout.lower() and "Paris" in stdout
-    assert "first audio" in stdout
+    assert "first audio" in stdout and "after the last word" in stdout
     events = read_events(out / "events.jsonl")
     kinds = [e["event"] for e in events]
     assert kinds[:3] == ["BootProgress", "BoxReady", "WakeWordDetected"] and kinds[-1] == "ShuttingDown"
