@@ -11,6 +11,7 @@ from daemon.engines.load import load_stt, load_vad, load_wake
 from daemon.evaluation import corpus
 from daemon.evaluation.conditions import CONDITIONS
 from daemon.evaluation.hearing import run_hearing, spoken_questions
+from daemon.evaluation.metrics import p90
 from daemon.evaluation.vad import run_vad
 from daemon.evaluation.voices import all_voices
 from daemon.evaluation.wake import run_wake
@@ -149,7 +150,7 @@ def run_eval_endpoint(config: Config, quick: bool, say: Callable[[str], None] = 
     return {
         "rules": rules,
         "judge_s_p50": statistics.median(judge_s) if judge_s else 0.0,
-        "judge_s_p90": judge_s[int(0.9 * (len(judge_s) - 1))] if judge_s else 0.0,
+        "judge_s_p90": p90(judge_s, empty=0.0),
         "pauses": [
             {
                 "said": w.said.question.text,

@@ -34,8 +34,7 @@ class SecondPassStream:
     def __init__(self, first: SpeechStream, final: Recogniser) -> None:
         self._first, self._final = first, final
         self._audio = bytearray()
-        self._settled_at = 0
-        self._settled = ""
+        self._settled: tuple[int, Transcript] | None = None  # the second pass, and how much audio it heard
 
     def feed(self, pcm: bytes) -> str | None:
         """Take 16 kHz mono int16 audio; return the streaming recogniser's partial transcript when it changed."""
@@ -46,13 +45,16 @@ class SecondPassStream:
         """What was said so far: the streaming recogniser's words, or (`final`) the second pass's."""
         if not final:
             return self._first.settle()
-        if len(self._audio) > self._settled_at:
-            self._settled_at = len(self._audio)
-            self._settled = self._final.transcribe(bytes(self._audio)).text or self._first.settle()
-        return self._settled
+        return self._second().text or self._first.settle()
 
     def finish(self) -> Transcript:
         """The second pass's transcript (the streaming one's if the second heard nothing)."""
         first = self._first.finish()  # ends the streaming utterance: the two may share one decoder
-        final = self._final.transcribe(bytes(self._audio))
+        final = self._second()
         return final if final.text.strip() else first
+
+    def _second(self) -> Transcript:
+        """The second pass over all the audio so far, made once for as much audio (a pause's, then the end's)."""
+        if self._settled is None or self._settled[0] != len(self._audio):
+            self._settled = (len(self._audio), self._final.transcribe(bytes(self._audio)))
+        return self._settled[1]

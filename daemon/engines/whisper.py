@@ -141,8 +141,7 @@ class WhisperStream:
         self._audio = bytearray()
         self._decoded_at = 0
         self._partial = ""
-        self._settled_at = 0
-        self._settled = ""
+        self._settled: tuple[int, Transcript] | None = None  # the final pass, and how much audio it heard
 
     def feed(self, pcm: bytes) -> str | None:
         """Take 16 kHz mono int16 audio; return the partial transcript when it changed."""
@@ -159,10 +158,7 @@ class WhisperStream:
     def settle(self, final: bool = False) -> str:
         """Decode what was heard so far now: quickly (the live way), or as the final pass would (`final`)."""
         if final:
-            if len(self._audio) > self._settled_at:
-                self._settled_at = len(self._audio)
-                self._settled = self._recogniser.transcribe(bytes(self._audio)).text
-            return self._settled
+            return self._final().text
         if len(self._audio) > self._decoded_at:
             self._decoded_at = len(self._audio)
             partial = self._recogniser.transcribe(bytes(self._audio), final=False).text
@@ -171,9 +167,13 @@ class WhisperStream:
 
     def finish(self) -> Transcript:
         """Hear the whole utterance (what the final pass heard at a pause, when nothing followed it)."""
-        if self._settled_at == len(self._audio) and self._settled:
-            return Transcript(self._settled, _spread(self._settled, len(self._audio) / 2 / AUDIO_RATE_HZ))
-        return self._recogniser.transcribe(bytes(self._audio))
+        return self._final()
+
+    def _final(self) -> Transcript:
+        """The final pass over all the audio so far, made once for as much audio."""
+        if self._settled is None or self._settled[0] != len(self._audio):
+            self._settled = (len(self._audio), self._recogniser.transcribe(bytes(self._audio)))
+        return self._settled[1]
 
 
 def _without_restart(text: str) -> str:

@@ -19,6 +19,7 @@ import numpy as np
 from daemon.config import ListenConfig
 from daemon.evaluation.corpus import Split
 from daemon.evaluation.hearing import SpokenQuestion
+from daemon.evaluation.metrics import p90
 from daemon.evaluation.vad import EXTRA_TAIL_S
 from daemon.evaluation.voices import noise_floor, to_int16
 from daemon.ports import AUDIO_RATE_HZ, SpeechToText, VoiceActivityDetector
@@ -127,7 +128,7 @@ def score(walks: Sequence[Walk], config: ListenConfig, answer_s: float = 0.0) ->
             "questions": len(rows),
             "cut_off": sum(cut for cut, _ in rows),
             "end_after_last_voice_p50_s": round(statistics.median(delays), 3) if delays else float("nan"),
-            "end_after_last_voice_p90_s": round(delays[int(0.9 * (len(delays) - 1))], 3) if delays else float("nan"),
+            "end_after_last_voice_p90_s": round(p90(delays), 3),
         }
     return out
 

@@ -128,3 +128,9 @@ def keywords_heard(keywords: Sequence[str], hypothesis: str) -> tuple[str, ...]:
 def keyword_recall(keywords: Sequence[str], hypothesis: str) -> float:
     """Fraction of the key words present in the hypothesis (1.0 when there are none)."""
     return len(keywords_heard(keywords, hypothesis)) / len(keywords) if keywords else 1.0
+
+
+def p90(values: Sequence[float], empty: float = float("nan")) -> float:
+    """The 90th percentile as the evaluations report it (the value at 0.9 of the way, rounded down), or `empty`."""
+    ordered = sorted(values)
+    return ordered[int(0.9 * (len(ordered) - 1))] if ordered else empty

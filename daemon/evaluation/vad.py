@@ -11,6 +11,7 @@ import numpy as np
 from daemon.config import ListenConfig
 from daemon.evaluation.conditions import TAIL_S
 from daemon.evaluation.hearing import SpokenQuestion
+from daemon.evaluation.metrics import p90
 from daemon.evaluation.noises import babble, hum, music, white_noise
 from daemon.evaluation.voices import Int16Array, noise_floor, to_int16
 from daemon.events import EndReason
@@ -83,7 +84,7 @@ def run_vad(
             "missed": missed,
             "cut_off": early,
             "end_after_last_word_p50_s": statistics.median(late) if late else float("nan"),
-            "end_after_last_word_p90_s": sorted(late)[int(0.9 * (len(late) - 1))] if late else float("nan"),
+            "end_after_last_word_p90_s": p90(late),
             "by_condition": by_condition,
             "noise_clips": len(clips),
             "false_starts": false_starts,

@@ -60,11 +60,6 @@ class Endpointer:
         if pause == self._held_for:
             self._held_for = -1
 
-    @property
-    def wait_s(self) -> float:
-        """The silence that ends the question at the current pause."""
-        return self._wait()
-
     def update(self, voiced: bool, frame_s: float) -> EndReason | None:
         """Account for one frame; return silence, max-length or no-speech once the utterance is over."""
         self._t += frame_s
@@ -80,14 +75,16 @@ class Endpointer:
         if self.speech_started:
             if self._t - self.speech_start >= self._cfg.max_utterance_s:
                 return EndReason.MAX_LENGTH
-            if not self.push_to_talk and self.silence_s >= self._wait():
+            if not self.push_to_talk and self.silence_s >= self.wait_s:
                 return EndReason.SILENCE
             return None
         if self.push_to_talk:
             return EndReason.MAX_LENGTH if self._t >= self._cfg.max_utterance_s else None
         return EndReason.NO_SPEECH if self._t >= self._timeout else None
 
-    def _wait(self) -> float:
+    @property
+    def wait_s(self) -> float:
+        """The silence that ends the question at the current pause."""
         cfg = self._cfg
         if self.judgement is None or not cfg.predict_end:
             return cfg.trailing_silence_s

@@ -70,8 +70,6 @@ class Utterance:
     """The last pause whose words were sent to be judged."""
     speculated_pause: int = -1
     """The pause at which an answer was started early (-1: none is running)."""
-    settled: tuple[int, str] | None = None
-    """(pause, words): everything said before that pause, heard as the final pass hears it."""
     judged: tuple[int, str] | None = None
     """(pause, words): the words judged at that pause, as the quick decode heard them."""
 
@@ -253,22 +251,15 @@ class Listener:
             return judged[1]
 
         def work() -> str:
-            text = u.stream.settle(final=True)
-            if u.endpointer.pauses == pause:  # no word after the pause reached the recogniser
-                u.settled = (pause, text)
-            return text
+            return u.stream.settle(final=True)
 
         return await self._loop.run_in_executor(self._stt_pool, work)
 
     async def transcript(self, u: Utterance) -> Transcript:
         """The utterance's final transcript, after all of its audio (on the STT thread, in order)."""
         assert self._loop is not None and self._stt_pool is not None
-        settled = u.settled
-        if settled is not None and settled[0] == u.endpointer.pauses and settled[1].strip():
-            # NOTE: nothing was said after the pause whose words were heard already (as the final pass hears
-            # them): they are the transcript, and the final pass's 0.1-0.2 s leave the wait after the last word.
-            self._loop.run_in_executor(self._stt_pool, u.stream.finish)  # ends the utterance for the decoder
-            return Transcript(settled[1])
+        # NOTE: when nothing was said after the last pause, its final pass (made while the pause went on) is the
+        # transcript: the stream returns it without decoding again.
         return await self._loop.run_in_executor(self._stt_pool, u.stream.finish)
 
     def _listen(self, u: Utterance, frame: bytes) -> None:
@@ -301,9 +292,7 @@ class Listener:
                 self._on_resume(u)
         if self._judge is not None and self._pause_to_judge(u):
             self._ask_judgement(u)
-        if self._on_speculate is not None and self._pause_to_speculate(u):
-            u.speculated_pause = e.pauses
-            self._on_speculate(u)
+        self._speculate(u)
 
     def _pause_to_speculate(self, u: Utterance) -> bool:
         """A pause judged finished, or any other long enough that the question will probably end at it."""
@@ -356,9 +345,8 @@ class Listener:
             complete = judge(text) if text.strip() else None
             u.judged = (pause, text)
             self._loop_call(lambda: self._judged(u, pause, complete))
-            final = u.stream.settle(final=True)
-            if u.endpointer.pauses == pause:  # no word after the pause reached the recogniser
-                u.settled = (pause, final)
+            # NOTE: the stream keeps this final pass: when nothing follows the pause, `finish` returns it at once.
+            u.stream.settle(final=True)
             return text, complete
 
         def judged(f: asyncio.Future[tuple[str, bool | None]]) -> None:
@@ -374,7 +362,12 @@ class Listener:
         u.endpointer.judge(pause, complete)
         # NOTE: not at the next frame: the question judged finished often ends at that very frame, and the answer
         # would then wait for the final pass (0.1-0.2 s) before it starts.
-        if self._utterance is u and self._on_speculate is not None and self._pause_to_speculate(u):
+        if self._utterance is u:
+            self._speculate(u)
+
+    def _speculate(self, u: Utterance) -> None:
+        """Start the early answer when this pause calls for one."""
+        if self._on_speculate is not None and self._pause_to_speculate(u):
             u.speculated_pause = u.endpointer.pauses
             self._on_speculate(u)
 
