@@ -24,6 +24,8 @@ class Trigger(enum.StrEnum):
     """A question typed on the serial link."""
     SOCKET = "socket"
     """A question sent through the control socket (`talkbox ask` while the box runs)."""
+    COMMAND = "command"
+    """A question given to `talkbox ask` with no box running: answered here, by the same assembly."""
     REMINDER = "reminder"
     """A timer or an alarm came due: the box rings."""
 

@@ -75,6 +75,11 @@ class SpeechToText(Protocol):
         """Which recogniser this is ("vosk", "pocketsphinx"), for reports."""
         ...
 
+    @property
+    def punctuates(self) -> bool:
+        """True when its transcripts end sentences with "?" and "." (a finished question can be told by them)."""
+        ...
+
     def stream(self) -> SpeechStream:
         """Start a new utterance."""
         ...
@@ -136,8 +141,8 @@ class GenerationStats:
         return self.evaluated_tokens / self.prompt_s if self.prompt_s else 0.0
 
 
-class Responder(Protocol):
-    """Turns a question into a streamed answer, remembering the conversation."""
+class LanguageModel(Protocol):
+    """Turns a question into a streamed answer, within the conversation it was given (see ConversationMemory)."""
 
     @property
     def model_name(self) -> str:
@@ -164,7 +169,7 @@ class Responder(Protocol):
         ...
 
     def respond(self, question: str, cancel: threading.Event | None = None) -> Iterator[str]:
-        """Yield the answer's text piece by piece; stops within one token once `cancel` is set."""
+        """Yield the answer's text piece by piece (and remember the exchange); stops within one token of `cancel`."""
         ...
 
     def warm_up(self) -> None:
@@ -184,6 +189,14 @@ class Responder(Protocol):
         """Drop everything evaluated, the system prompt too (measures what warm_up saves)."""
         ...
 
+    def close(self) -> None:
+        """Free the model."""
+        ...
+
+
+class ConversationMemory(Protocol):
+    """What the box remembers of the conversation; any thread may use it."""
+
     def forget(self) -> None:
         """Drop the conversation history."""
         ...
@@ -202,10 +215,6 @@ class Responder(Protocol):
 
     def remember(self, exchanges: tuple[Exchange, ...]) -> None:
         """Put exchanges back into the conversation (after a restart)."""
-        ...
-
-    def close(self) -> None:
-        """Free the model."""
         ...
 
 
@@ -321,13 +330,15 @@ class Engines:
     """Everything the turn drives, behind its ports."""
 
     stt: SpeechToText
-    responder: Responder
+    llm: LanguageModel
+    memory: ConversationMemory
+    """The conversation `llm` answers within."""
     tts: TextToSpeech
     vad: VoiceActivityDetector
     wake: WakeWordDetector | None
 
     def close(self) -> None:
         """Free every engine's model."""
-        for engine in (self.wake, self.tts, self.stt, self.responder):
+        for engine in (self.wake, self.tts, self.stt, self.llm):
             if engine is not None:
                 engine.close()

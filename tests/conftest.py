@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -10,13 +11,23 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from daemon.cli.demo import spoken
-from daemon.cli.wavfile import Int16Array
+from daemon.box.rehearsal import spoken
+from daemon.box.wavfile import Int16Array
 from daemon.config import Config, LlmConfig, ModelsConfig, TtsConfig
 from daemon.ports import AUDIO_RATE_HZ, Engines
 
 # NOTE: set before llama.cpp starts OpenMP; the engine does the same, this only makes it explicit.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+
+@pytest.fixture(autouse=True)
+def _root_logging_restored() -> Iterator[None]:
+    """The CLI's `main()` installs the journal's handler (and its repeat filter) on the root logger: undo it."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
 
 
 @pytest.fixture(scope="session")
@@ -85,7 +96,7 @@ def quick_engines(engines: Engines, short_llm) -> Engines:  # type: ignore[no-un
     """The real engines with the short-answer model."""
     import dataclasses
 
-    return dataclasses.replace(engines, responder=short_llm)
+    return dataclasses.replace(engines, llm=short_llm, memory=short_llm.conversation)
 
 
 @pytest.fixture(scope="session")
@@ -93,7 +104,8 @@ def engines(llm, stt, tts, dev_config: Config) -> Engines:  # type: ignore[no-un
     """Every real engine of the dev profile, the wake word included."""
     from daemon.engines.load import load_vad, load_wake
 
-    return Engines(stt=stt, responder=llm, tts=tts, vad=load_vad(dev_config), wake=load_wake(dev_config))
+    wake = load_wake(dev_config)
+    return Engines(stt=stt, llm=llm, memory=llm.conversation, tts=tts, vad=load_vad(dev_config), wake=wake)
 
 
 Speech = Callable[..., Int16Array]

@@ -26,9 +26,10 @@ from daemon.events import (
     TokenGenerated,
     Trigger,
 )
-from daemon.ports import AudioSource, Engines, Responder
+from daemon.ports import AudioSource, Engines, LanguageModel
 from daemon.turn.button import ButtonGestures
-from daemon.turn.keeper import State, TurnKeeper, TurnResult
+from daemon.turn.keeper import State, TurnKeeper
+from daemon.turn.run import TurnResult
 from hardware.audio import WavFileSink
 
 CHATTER = (AudioLevel, PartialTranscript, TokenGenerated, EndJudged, AnswerStartedEarly, AnswerKept, AnswerDropped)
@@ -152,7 +153,7 @@ class FaultyModel:
 
     def __init__(
         self,
-        model: Responder,
+        model: LanguageModel,
         fails: Callable[[str], bool] = lambda q: q == "model",
         crashes: Callable[[str], bool] = lambda q: q == "crash",
     ) -> None:
@@ -174,4 +175,4 @@ class FaultyModel:
 
 def faulty(engines: Engines, **failures: Callable[[str], bool]) -> Engines:
     """`engines` with the model wrapped in a FaultyModel."""
-    return dataclasses.replace(engines, responder=cast(Responder, FaultyModel(engines.responder, **failures)))
+    return dataclasses.replace(engines, llm=cast(LanguageModel, FaultyModel(engines.llm, **failures)))

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from daemon.box.assembly import assembled
 from daemon.box.audio import frames_of, is_device, open_sink, open_source
 from daemon.box.parts import open_button, open_control, open_display, open_serial
 from daemon.config import Config
@@ -26,18 +27,11 @@ from daemon.errors import InputError, TalkboxError, TransientError
 from daemon.events import BootProgress, BoxReady, Event, EventBus, Fault, ShuttingDown
 from daemon.ports import AudioSink, AudioSource, Engines
 from daemon.service.eventlog import EventLog
-from daemon.service.journal import TurnJournal
 from daemon.service.notify import Notifier, StatusMirror, status_text, watchdog_interval_s
-from daemon.service.statefile import StateStore, TurnSaver
+from daemon.service.statefile import TurnSaver
 from daemon.service.watchdog import ProgressWatchdog
-from daemon.skills import intents
-from daemon.skills.clock import BoxClock, boot_id
-from daemon.skills.reminders import Reminder
 from daemon.skills.skills import Skills
-from daemon.skills.tools import ToolCaller
-from daemon.turn.alarm_clock import AlarmClock
 from daemon.turn.keeper import TurnKeeper
-from daemon.turn.volume import VolumeSink
 
 _LOGGER = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -132,32 +126,12 @@ class Box:
             if speaker is None:
                 return
             stack.callback(speaker.close)
-            sink = VolumeSink(speaker, self.config.skills.volume)
-            skills = self.skills = self._skills(sink)
-            keeper = self.keeper = TurnKeeper(
-                engines,
-                sink,
-                self.config.listen,
-                self.bus,
-                heartbeat=self._heartbeat if self.watchdog else None,
-                skills=skills,
-                choose_skill=ToolCaller(engines.responder) if skills and self.config.skills.tool_calls else None,
-                ring_s=self.config.skills.ring_s,
+            state_dir = Path(self.config.state.dir)
+            heartbeat = self._heartbeat if self.watchdog else None
+            parts = await stack.enter_async_context(
+                assembled(self.config, engines, speaker, self.bus, heartbeat=heartbeat, state_dir=state_dir)
             )
-            keeper.start()
-            stack.push_async_callback(keeper.close)
-            stack.callback(keeper.stop_speaking)
-            self.bus.subscribe(TurnJournal(engines.responder.model_name))
-            missed = self._restore_state(engines, skills)
-            if skills is not None:
-                await asyncio.get_running_loop().run_in_executor(None, intents.warm_up)
-                alarm_clock = AlarmClock(skills, keeper, self.emit, self._save)
-                alarm_clock.missed(missed)
-                self.bus.subscribe(alarm_clock.on_event)
-                ticking = asyncio.ensure_future(alarm_clock.run())
-                stack.callback(ticking.cancel)
-                if len(skills.reminders):
-                    alarm_clock.changed()  # the display counts down what was restored
+            keeper, self.keeper, self.skills, self.saver = parts.keeper, parts.keeper, parts.skills, parts.saver
             if (button := open_button(self.config.button, keeper)) is not None:
                 stack.enter_context(button)
             if (chat := open_serial(self.config.serial, keeper, self.status)) is not None:
@@ -259,39 +233,6 @@ class Box:
         if self.watchdog is not None:
             self.watchdog.beat("audio")
 
-    def _skills(self, sink: VolumeSink) -> Skills | None:
-        if not self.config.skills.enabled:
-            return None
-        return Skills(BoxClock(self.config.skills.trust_clock), sink, boot_id())
-
-    def _save(self) -> None:
-        if self.saver is not None:
-            self.saver.save()
-
-    def _restore_state(self, engines: Engines, skills: Skills | None) -> list[Reminder]:
-        """Bring back the conversation, the volume, the clock and the reminders; those missed while off."""
-        store = StateStore(Path(self.config.state.dir).expanduser(), self.config.state.keep_history)
-        self.saver = TurnSaver(store, engines.responder, self.emit)
-        state = self.saver.restore()
-        missed: list[Reminder] = []
-        if skills is not None:
-            settings = state.settings
-            volume, muted = settings.get("volume"), settings.get("muted")
-            if isinstance(volume, int) and 0 <= volume <= 100:
-                skills.volume.level = volume
-            skills.volume.muted = muted is True
-            offset, on_boot = settings.get("clock_offset_s"), settings.get("clock_set_on_boot")
-            if isinstance(offset, float | int) and isinstance(on_boot, str):
-                skills.clock.restore(float(offset), on_boot)
-            missed = skills.reminders.restore(list(state.reminders), skills.now_boot(), skills.wall())
-            self.saver.reminders = skills.reminders.to_plain
-            self.saver.live_settings = skills.settings
-        # NOTE: saved on the loop thread (a few kB with one fsync, only when the state changed), and before any
-        # other subscriber hears of the turn's end: whoever sees a TurnEnded may rely on it being on the card.
-        self.bus.subscribe(self.saver.on_event, first=True)
-        self._stack.callback(self.saver.save)
-        return missed
-
     def _announce_ready(self, keeper: TurnKeeper) -> None:
         self.emit(BootProgress(step="Ready", fraction=1.0))
         ready = BoxReady(wake_phrase=keeper.listener.wake_phrase)
@@ -309,7 +250,7 @@ class Box:
         return {
             "state": keeper.state.value if keeper is not None else "starting",
             "profile": self.config.models.profile,
-            "model": engines.responder.model_name if engines is not None else "",
+            "model": engines.llm.model_name if engines is not None else "",
             "wake": keeper.listener.wake_phrase if keeper is not None else "",
             "saving": "failing" if saver is not None and saver.last_error else "ok",
             "save_error": saver.last_error if saver is not None else "",

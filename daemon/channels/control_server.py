@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import grp
 import logging
+import math
 import os
 import socket
 from pathlib import Path
@@ -29,6 +31,17 @@ MAX_SESSIONS: Final = 64
 """Clients served at once; a new one beyond this takes the place of the longest idle one, or is refused."""
 # NOTE: every client is a file descriptor: without a cap ~1,010 idle clients exhausted the 1,024 the process
 # may hold, and accept() then failed in a tight loop (373,894 logged errors in a minute).
+LISTEN_BACKLOG: Final = 4 * MAX_SESSIONS
+"""Clients the kernel queues while the server cannot take them: a burst, or a pause for want of descriptors."""
+ACCEPT_PAUSE_S: Final = 1.0
+"""Longest pause in accepting after accept() failed for want of descriptors or memory; a client leaving ends it."""
+ACCEPT_WARN_EVERY_S: Final = 60.0
+"""At most one warning about such a pause this often, should descriptors run out again and again."""
+# NOTE: an accept loop of our own, not asyncio.start_unix_server(): asyncio's logs every accept() that fails for
+# want of descriptors with a traceback, once a second while it lasts, through the exception handler of the whole
+# loop (the keeper's too). Filtering that handler or the "asyncio" logger would match asyncio's wording and catch
+# other servers' errors; our own loop sees the error itself, pauses, warns once and goes on, with documented calls
+# only (loop.sock_accept, asyncio.open_unix_connection).
 
 
 class ControlServer:
@@ -50,14 +63,16 @@ class ControlServer:
         self._sessions: set[Session] = set()
         self._subscribers: set[Session] = set()  # changed only on the loop
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._server: asyncio.Server | None = None
+        self._acceptor: asyncio.Task[None] | None = None
+        self._clients: set[asyncio.Task[None]] = set()  # NOTE: the loop holds its tasks only weakly
+        self._client_left = asyncio.Event()  # a descriptor was freed: worth trying accept() again
         self._watcher: asyncio.Task[None] | None = None
         self._inode: int | None = None  # of our socket file, so stop() never removes another daemon's
 
     async def start(self) -> None:
         """Listen on the socket; raise TalkboxError if it cannot, or if another daemon answers there."""
         try:
-            sock = _bind(self.path, self._mode)
+            sock = _listen(self.path, self._mode)
             self._inode = os.stat(self.path).st_ino
         except OSError as err:
             message = f"cannot open the control socket {self.path}: {err.strerror or err}"
@@ -65,16 +80,7 @@ class ControlServer:
         if self._group is not None:
             _set_group(self.path, self._group)
         self._loop = asyncio.get_running_loop()
-        # NOTE: the reader's limit bounds a request line: a longer one raises LimitOverrunError, it is never buffered.
-        try:
-            # NOTE: a backlog deeper than the session cap: a burst of clients waits, not refused by the kernel
-            self._server = await asyncio.start_unix_server(
-                self._serve, sock=sock, limit=self._context.max_request_bytes, backlog=4 * MAX_SESSIONS
-            )
-        except BaseException:
-            sock.close()
-            await self.stop()
-            raise
+        self._acceptor = asyncio.create_task(self._accept(sock))
         self._watcher = asyncio.create_task(self._watch_peers())
         _LOGGER.info("control socket listening on %s", self.path)
 
@@ -84,11 +90,14 @@ class ControlServer:
         if self._watcher is not None:
             self._watcher.cancel()
             self._watcher = None
-        if self._server is not None:
-            self._server.close()
-            self._server = None
-        if tasks := [task for session in self._sessions if (task := session.close()) is not None]:
-            await asyncio.wait(tasks, timeout=STOP_TIMEOUT_S)
+        acceptor, self._acceptor = self._acceptor, None
+        if acceptor is not None:
+            acceptor.cancel()  # it closes the listening socket as it ends
+            await asyncio.wait({acceptor}, timeout=STOP_TIMEOUT_S)
+        for session in list(self._sessions):
+            session.close()
+        if self._clients:
+            await asyncio.wait(set(self._clients), timeout=STOP_TIMEOUT_S)
         with contextlib.suppress(FileNotFoundError):
             if self.path.lstat().st_ino == self._inode:
                 self.path.unlink()
@@ -111,6 +120,61 @@ class ControlServer:
 
     def _unfollow(self, session: Session) -> None:
         self._subscribers.discard(session)
+
+    async def _accept(self, sock: socket.socket) -> None:
+        """Take clients until stopped, pausing while the process cannot hold another; `sock` is closed at the end."""
+        loop = asyncio.get_running_loop()
+        paused_since: float | None = None
+        warned_at = -math.inf
+        try:
+            while True:
+                try:
+                    conn, _ = await loop.sock_accept(sock)
+                except ConnectionAbortedError:  # the client left before it was taken
+                    continue
+                except OSError as err:  # out of descriptors or memory (EMFILE, ENFILE...): clients wait in the backlog
+                    if paused_since is None:
+                        paused_since = loop.time()
+                        if paused_since - warned_at >= ACCEPT_WARN_EVERY_S:
+                            warned_at = paused_since
+                            _LOGGER.warning(
+                                "control socket %s cannot take new clients (%s): %s; they wait until it can",
+                                self.path,
+                                err.strerror or err,
+                                _remedy(err),
+                            )
+                    self._client_left.clear()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._client_left.wait(), ACCEPT_PAUSE_S)
+                    continue
+                if paused_since is not None and warned_at >= paused_since:
+                    _LOGGER.info("control socket %s takes clients again", self.path)
+                paused_since = None
+                task = asyncio.create_task(self._client(conn))
+                self._clients.add(task)
+                task.add_done_callback(self._client_done)
+                await asyncio.sleep(0)  # NOTE: a burst is taken one client a turn, so each can make room under the cap
+        finally:
+            sock.close()
+
+    def _client_done(self, task: asyncio.Task[None]) -> None:
+        self._clients.discard(task)
+        self._client_left.set()
+
+    async def _client(self, conn: socket.socket) -> None:
+        """Serve one accepted client; its socket is closed however this ends."""
+        # NOTE: the reader's limit bounds a request line: a longer one raises LimitOverrunError, it is never buffered.
+        try:
+            reader, writer = await asyncio.open_unix_connection(sock=conn, limit=self._context.max_request_bytes)
+        except OSError as err:
+            conn.close()
+            _LOGGER.debug("a control client left before it was served: %s", err)
+            return
+        try:
+            if self._loop is not None:  # NOTE: stop() may have begun while the client was being set up
+                await self._serve(reader, writer)
+        finally:
+            writer.close()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         session = Session(self._context, reader, writer)
@@ -151,8 +215,8 @@ class ControlServer:
                         session.leave()
 
 
-def _bind(path: Path, mode: int) -> socket.socket:
-    """A socket bound at `path` with `mode`, replacing a dead daemon's socket file but never a live one's."""
+def _listen(path: Path, mode: int) -> socket.socket:
+    """A socket listening at `path` with `mode`, replacing a dead daemon's socket file but never a live one's."""
     path.parent.mkdir(mode=0o750, parents=True, exist_ok=True)
     if path.parent.stat().st_uid != os.getuid():  # e.g. a /tmp fallback directory made by another user first
         raise TalkboxError("control-socket-failed", f"{path.parent} belongs to another user; not using it")
@@ -167,6 +231,8 @@ def _bind(path: Path, mode: int) -> socket.socket:
     try:
         sock.bind(os.fspath(path))
         os.chmod(path, mode)  # NOTE: before listen(), so no client ever connects through looser permissions
+        sock.listen(LISTEN_BACKLOG)
+        sock.setblocking(False)
     except BaseException:
         sock.close()
         raise
@@ -195,6 +261,17 @@ def _set_group(path: Path, group: str) -> None:
         _LOGGER.warning("no group %s: the control socket %s keeps its group", group, path)
     except OSError as err:
         _LOGGER.warning("cannot give the control socket %s to group %s: %s", path, group, err.strerror or err)
+
+
+def _remedy(err: OSError) -> str:
+    """What a person can do about a failed accept()."""
+    if err.errno == errno.EMFILE:
+        return "the daemon holds all the files LimitNOFILE= allows; close idle clients or raise it in talkbox.service"
+    if err.errno == errno.ENFILE:
+        return "the system holds all the files it may; close programs or raise fs.file-max"
+    if err.errno in (errno.ENOBUFS, errno.ENOMEM):
+        return "the system is out of memory; close programs"
+    return "waiting for it to pass"
 
 
 def _busy() -> dict[str, object]:

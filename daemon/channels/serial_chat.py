@@ -16,7 +16,7 @@ from typing import Final, Protocol
 from daemon.channels.turns import Status, Turns, dumps, event_line
 from daemon.errors import TalkboxError
 from daemon.events import Event, Outcome, Trigger
-from daemon.turn.keeper import TurnResult
+from daemon.turn.run import TurnResult
 from hardware.serial_link import LineResult
 
 _LOGGER = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from daemon.events import Event, Trigger
-from daemon.turn.keeper import TurnResult
+from daemon.turn.run import TurnResult
 
 
 class Turns(Protocol):

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from daemon import config as config_mod
+from daemon.box.wavfile import check_writable, read_wav, write_wav
 from daemon.cli.models import (
     models_digest,
     models_fetch,
@@ -21,9 +22,8 @@ from daemon.cli.models import (
     models_quantize,
     models_verify,
 )
-from daemon.cli.wavfile import check_writable, read_wav, write_wav
 from daemon.config import Config
-from daemon.engines.load import load_llm, load_stt, load_tts
+from daemon.engines.load import load_stt, load_tts
 from daemon.errors import EXIT_CONFIG, EXIT_OK, EXIT_TEMPFAIL, InputError, TalkboxError
 from daemon.ports import AUDIO_RATE_HZ
 from daemon.turn.speakable import speakable
@@ -48,6 +48,8 @@ def ask(cfg: Config, args: argparse.Namespace) -> int:
     from daemon.channels.control_client import connect_if_running
 
     client = None if args.local else connect_if_running()
+    if client is not None and args.events:
+        raise InputError("input-invalid", "--events is for a question answered here (--local); the box logs its own")
     if client is not None:  # the running box answers (its model is loaded and it remembers the conversation)
         answer = "".join(_echo(client.ask(args.text, speak=args.speak))).strip()
         if args.wav:
@@ -55,19 +57,50 @@ def ask(cfg: Config, args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.speak:
         raise InputError("input-invalid", "--speak needs the running box (to hear the answer here: --wav OUT)")
-    llm = load_llm(cfg)
-    answer = "".join(_echo(llm.respond(args.text))).strip()
-    s = llm.stats
-    if args.stats:
-        print(
-            f"model {llm.model_name}: load {llm.load_s:.2f} s; prompt {s.evaluated_tokens} tokens in "
-            f"{s.prompt_s:.2f} s ({s.prompt_tokens_per_s:.0f} tok/s); answer {s.answer_tokens} tokens at "
-            f"{s.decode_tokens_per_s:.1f} tok/s; threads {llm.threads[0]}/{llm.threads[1]}",
-            file=sys.stderr,
-        )
+    return _ask_here(cfg, args)
+
+
+def _ask_here(cfg: Config, args: argparse.Namespace) -> int:
+    """A turn with no microphone, on models loaded here, through the box's own assembly (skills, clock, state)."""
+    from daemon.box.asking import ask_here
+    from daemon.engines.load import load_engines
+    from daemon.events import AnswerFinished, Event, SkillCalled
+
     if args.wav:
-        spoken = speakable(answer) or "Sorry, I have no answer to that."
-        print(f"spoke {_speak_to_wav(cfg, spoken, args.wav)}", file=sys.stderr)
+        check_writable(args.wav)
+    started = time.monotonic()
+    engines = load_engines(cfg)
+    loaded_s = time.monotonic() - started
+    seen: list[Event] = []
+    try:
+
+        def piece(text: str) -> None:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+
+        result = ask_here(cfg, engines, args.text, wav=args.wav, events=args.events, on_piece=piece,
+                          subscribers=(seen.append,))  # fmt: skip
+    finally:
+        engines.close()
+    sys.stdout.write("\n")
+    if result.error is not None:
+        raise result.error
+    if args.stats:
+        skill = next((e.skill for e in seen if isinstance(e, SkillCalled)), "")
+        finished = next((e for e in seen if isinstance(e, AnswerFinished)), None)
+        llm = engines.llm
+        line = f"models loaded in {loaded_s:.2f} s; "
+        if skill:
+            line += f"answered by the {skill} skill"
+        elif finished is not None:
+            line += (
+                f"model {llm.model_name}: prompt {finished.evaluated_tokens} of {finished.prompt_tokens} tokens "
+                f"evaluated, first token after {finished.prompt_s:.2f} s; answer {finished.tokens} tokens at "
+                f"{finished.tokens_per_s:.1f} tok/s; threads {llm.threads[0]}/{llm.threads[1]}"
+            )
+        print(line, file=sys.stderr)
+    if args.wav:
+        print(f"spoke the answer into {args.wav}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -191,7 +224,8 @@ def run(cfg: Config, args: argparse.Namespace) -> int:
 
 def demo(cfg: Config, args: argparse.Namespace) -> int:
     """One complete spoken turn on the default models, written into --out."""
-    from daemon.cli.demo import run_demo, sequential_first_audio
+    from daemon.box.rehearsal import sequential_first_audio
+    from daemon.cli.demo import run_demo
     from daemon.engines.load import load_engines
 
     started = time.monotonic()
@@ -211,7 +245,7 @@ def demo(cfg: Config, args: argparse.Namespace) -> int:
 
 def bench(cfg: Config, args: argparse.Namespace) -> int:
     """Run the benchmark and print the table (or JSON)."""
-    from daemon.cli.bench import run_bench, table
+    from daemon.lab.bench import run_bench, table
 
     report = run_bench(cfg, args.out, args.quick, say=(lambda _: None) if args.json else print)
     print(json.dumps(report, indent=2) if args.json else table(report))
@@ -220,7 +254,7 @@ def bench(cfg: Config, args: argparse.Namespace) -> int:
 
 def soak(cfg: Config, args: argparse.Namespace) -> int:
     """Run many turns and check memory, fds, threads and turn times stay flat; exit 1 if a target fails."""
-    from daemon.cli.soak import run_soak, table
+    from daemon.lab.soak import run_soak, table
 
     report = run_soak(cfg, args.turns, args.spoken, args.out, say=(lambda _: None) if args.json else print)
     print(json.dumps(report, indent=2) if args.json else table(report))
@@ -240,8 +274,8 @@ def _report(report: dict[str, Any], table: Callable[[dict[str, Any]], str], as_j
 
 def eval_hearing(cfg: Config, args: argparse.Namespace) -> int:
     """Speech-to-text accuracy of the named recognisers, per condition and voice, tune and held-out apart."""
-    from daemon.cli.evaluate import RECOGNISERS, run_eval_hearing
-    from daemon.evaluation.hearing import table
+    from daemon.lab.evaluate import RECOGNISERS, run_eval_hearing
+    from daemon.lab.evaluation.hearing import table
 
     names = [n.strip() for n in args.recognisers.split(",") if n.strip()]
     if unknown := [n for n in names if n not in RECOGNISERS]:
@@ -251,32 +285,32 @@ def eval_hearing(cfg: Config, args: argparse.Namespace) -> int:
 
 def eval_vad(cfg: Config, args: argparse.Namespace) -> int:
     """Voice activity detection compared: speech missed, speakers cut off, false starts on non-speech."""
-    from daemon.cli.evaluate import run_eval_vad
-    from daemon.evaluation.vad import table
+    from daemon.lab.evaluate import run_eval_vad
+    from daemon.lab.evaluation.vad import table
 
     return _report(run_eval_vad(cfg, args.quick, say=_progress(args)), table, args.json)
 
 
 def eval_wake(cfg: Config, args: argparse.Namespace) -> int:
     """Wake words and phrases compared: misses by many voices, false accepts per hour of speech and on noise."""
-    from daemon.cli.evaluate import run_eval_wake
-    from daemon.evaluation.wake import table
+    from daemon.lab.evaluate import run_eval_wake
+    from daemon.lab.evaluation.wake import table
 
     return _report(run_eval_wake(cfg, args.minutes, say=_progress(args)), table, args.json)
 
 
 def eval_endpoint(cfg: Config, args: argparse.Namespace) -> int:
     """Endpoint rules compared on spoken questions with and without a pause inside: cut-offs and delays."""
-    from daemon.cli.evaluate import run_eval_endpoint
-    from daemon.evaluation.endpoint import table
+    from daemon.lab.evaluate import run_eval_endpoint
+    from daemon.lab.evaluation.endpoint import table
 
     return _report(run_eval_endpoint(cfg, args.quick, say=_progress(args)), table, args.json)
 
 
 def eval_skills(cfg: Config, args: argparse.Namespace) -> int:
     """Skill routing on the phrase set, typed and spoken, tune and held-out apart."""
-    from daemon.cli.evaluate import run_eval_skills
-    from daemon.evaluation.skills import table
+    from daemon.lab.evaluate import run_eval_skills
+    from daemon.lab.evaluation.skills import table
 
     spoken = None if args.typed_only else args.spoken
     return _report(run_eval_skills(cfg, spoken, args.tool_calls, say=_progress(args)), table, args.json)

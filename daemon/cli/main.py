@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from daemon import __version__, config
-from daemon.errors import EXIT_OK, TalkboxError
+from daemon.errors import EXIT_OK, EXIT_USAGE, TalkboxError
+
+LAB_COMMANDS: Final = frozenset({"bench", "soak", "eval"})
+"""Developer commands: they run the lab (daemon.lab), which a source checkout has and the image does not."""
 
 
 def _common(top: bool) -> argparse.ArgumentParser:
@@ -55,7 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--speak", action="store_true", help="the running box also speaks the answer out loud")
     ask.add_argument("--wav", type=Path, metavar="OUT", help="also speak the answer into this WAV file")
     ask.add_argument("--stats", action="store_true", help="print timings and tokens/s to stderr")
-    ask.add_argument("--local", action="store_true", help="load the model here even if the box is running")
+    ask.add_argument("--local", action="store_true", help="load the models here even if the box is running")
+    ask.add_argument("--events", type=Path, metavar="FILE.jsonl", help="write the turn's events (answered here)")
     st = sub.add_parser("status", parents=[common], help="what the running box is doing")
     st.add_argument("--json", action="store_true")
 
@@ -81,18 +86,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--compare", action="store_true", help="also time a sequential STT -> LLM -> TTS run on the same question"
     )
 
-    bench = sub.add_parser("bench", parents=[common], help="measure latency, speed, memory and idle CPU")
+    bench = sub.add_parser("bench", parents=[common], help="measure latency, speed, memory and idle CPU (developers)")
     bench.add_argument("--json", action="store_true")
-    bench.add_argument("--quick", action="store_true", help="two questions and 10 s idle instead of five and 30 s")
+    bench.add_argument("--quick", action="store_true", help="three questions and 10 s idle instead of five and 30 s")
     bench.add_argument("--out", type=Path, default=Path("talkbox-bench"), help="where the audio goes")
 
-    soak = sub.add_parser("soak", parents=[common], help="many turns in a row: memory, fds, threads stay flat?")
+    soak = sub.add_parser(
+        "soak", parents=[common], help="many turns in a row: do memory, fds, threads stay flat? (developers)"
+    )
     soak.add_argument("--turns", type=_count_arg, default=1000, metavar="N", help="text turns (default: 1000)")
     soak.add_argument("--spoken", type=_count_arg, default=0, metavar="K", help="also K spoken turns from a WAV mic")
     soak.add_argument("--json", action="store_true")
     soak.add_argument("--out", type=Path, help="keep the state file and question here (default: a temporary dir)")
 
-    ev = sub.add_parser("eval", parents=[common], help="measure how well the box hears and routes")
+    ev = sub.add_parser("eval", parents=[common], help="measure how well the box hears and routes (developers)")
     esub = ev.add_subparsers(dest="eval_command", required=True, metavar="WHAT")
     hearing = esub.add_parser("hearing", parents=[common], help="speech-to-text accuracy per recogniser and condition")
     hearing.add_argument("--quick", action="store_true", help="40 questions instead of 174 (each in 8 conditions)")
@@ -160,6 +167,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def lab_installed() -> bool:
+    """True where the lab can be imported: a source checkout (`pip install -e .`), not a wheel or the image."""
+    return importlib.util.find_spec("daemon.lab") is not None
+
+
 def _setup_logging(debug: bool, command: str) -> None:
     if command == "run":  # the service: the journal under systemd, INFO so each turn's story is kept
         from daemon.service.journal import setup_logging
@@ -176,6 +188,13 @@ def _setup_logging(debug: bool, command: str) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `talkbox` console script; returns the exit status."""
     args = build_parser().parse_args(argv)
+    if args.command in LAB_COMMANDS and not lab_installed():
+        print(
+            f"talkbox: {args.command} is a developer command, available from a source checkout "
+            "(pip install -e .); this installation leaves the lab out [lab-missing]",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     _setup_logging(args.debug, args.command)
     from daemon.cli import commands
 

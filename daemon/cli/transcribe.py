@@ -8,7 +8,7 @@ from typing import Final
 
 import numpy as np
 
-from daemon.cli.wavfile import Int16Array
+from daemon.box.wavfile import Int16Array
 from daemon.ports import AUDIO_RATE_HZ, SpeechToText, VoiceActivityDetector, Word
 
 FEED_CHUNK_S: Final = 0.1

@@ -2,143 +2,118 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Final
+from typing import Annotated, Final
 
+from pydantic import Field
+
+from daemon.config.schema import Rule, Text, one_of
 from daemon.config.validate import check as _check
+from daemon.config.validate import validated
 
-
-@dataclass(frozen=True)
-class AudioConfig:
-    """Which microphone and speaker the box uses."""
-
-    input: str = "alsa"
-    """A capture device: "alsa" (the default device) or "alsa:NAME" (a device whose name contains NAME)."""
-    output: str = "alsa"
-    """A playback device, as `input`."""
-    retry_s: float = 5.0
-    """A missing or vanished device is retried this often, 1..60 seconds."""
-    startup_wait_s: float = 30.0
-    """At start-up, give up after this long without a microphone and exit 75 (systemd restarts), 1..600."""
-
-    def __post_init__(self) -> None:
-        for key, value in (("audio.input", self.input), ("audio.output", self.output)):
-            _check(value == "alsa" or value.startswith("alsa:"), key, value, '"alsa" or "alsa:NAME"')
-        _check(1.0 <= self.retry_s <= 60.0, "audio.retry_s", self.retry_s, "1..60")
-        _check(1.0 <= self.startup_wait_s <= 600.0, "audio.startup_wait_s", self.startup_wait_s, "1..600")
-
+AlsaDevice = Annotated[Text, Rule(lambda name: name == "alsa" or name.startswith("alsa:"), '"alsa" or "alsa:NAME"')]
+"""The default ALSA device, or the one whose name contains NAME."""
+Gpio = Annotated[int, Field(ge=0, le=27)]
+"""A BCM GPIO number on the 40-pin header."""
+Seconds = Annotated[float, Field(ge=0.0, le=86400.0)]
+"""Up to a day, in seconds; 0 is never."""
 
 DISPLAY_DRIVERS: Final = ("ssd1306", "sh1106", "ssd1309", "dummy", "none")
 
 
-@dataclass(frozen=True)
+@validated("audio")
+class AudioConfig:
+    """Which microphone and speaker the box uses."""
+
+    input: AlsaDevice = "alsa"
+    """A capture device: "alsa" (the default device) or "alsa:NAME" (a device whose name contains NAME)."""
+    output: AlsaDevice = "alsa"
+    """A playback device, as `input`."""
+    retry_s: Annotated[float, Field(ge=1.0, le=60.0)] = 5.0
+    """A missing or vanished device is retried this often, seconds."""
+    startup_wait_s: Annotated[float, Field(ge=1.0, le=600.0)] = 30.0
+    """At start-up, give up after this long without a microphone and exit 75 (systemd restarts), seconds."""
+
+
+@validated("display")
 class DisplayConfig:
     """The OLED."""
 
-    driver: str = "ssd1306"
-    """ssd1306, sh1106, ssd1309, dummy (renders in memory, for tests and laptops) or none."""
-    interface: str = "i2c"
-    """i2c or spi."""
-    i2c_port: int = 1
+    driver: Annotated[Text, one_of(*DISPLAY_DRIVERS)] = "ssd1306"
+    """The controller chip; dummy renders in memory (for tests and laptops), none has no screen."""
+    interface: Annotated[Text, one_of("i2c", "spi")] = "i2c"
+    """How the OLED is wired."""
+    i2c_port: Annotated[int, Field(ge=0, le=255)] = 1
     """/dev/i2c-N."""
-    i2c_address: int = 0x3C
+    i2c_address: Annotated[int, Field(ge=0x03, le=0x77)] = 0x3C
     """7-bit I2C address, usually 0x3C (60) or 0x3D (61)."""
-    spi_port: int = 0
-    spi_device: int = 0
-    gpio_dc: int = 24
+    spi_port: Annotated[int, Field(ge=0, le=15)] = 0
+    """SPI bus N of /dev/spidevN.M."""
+    spi_device: Annotated[int, Field(ge=0, le=15)] = 0
+    """SPI chip select M of /dev/spidevN.M."""
+    gpio_dc: Gpio = 24
     """SPI data/command pin (BCM numbering)."""
-    gpio_reset: int = 25
+    gpio_reset: Gpio = 25
     """SPI reset pin (BCM numbering)."""
-    width: int = 128
-    height: int = 64
-    """64 or 32 pixels."""
-    rotate: int = 0
-    """0..3 quarter turns."""
-    contrast: int = 200
-    """0..255."""
-    dim_after_s: float = 60.0
+    width: Annotated[int, one_of(128)] = 128
+    """Pixels across (every supported OLED is 128 wide)."""
+    height: Annotated[int, one_of(32, 64)] = 64
+    """Pixels down."""
+    rotate: Annotated[int, Field(ge=0, le=3)] = 0
+    """Quarter turns."""
+    contrast: Annotated[int, Field(ge=0, le=255)] = 200
+    """Brightness of lit pixels."""
+    dim_after_s: Seconds = 60.0
     """Idle this long, the screen dims (OLEDs burn in); 0 never."""
-    blank_after_s: float = 600.0
+    blank_after_s: Seconds = 600.0
     """Idle this long, the screen goes dark; 0 never."""
-    frames_dir: str = ""
+    frames_dir: Text = ""
     """If set, every rendered frame is also saved here as a PNG (and frames.gif on exit)."""
-    max_fps: float = 8.0
-    """Upper bound on redraws per second, 1..30."""
-
-    def __post_init__(self) -> None:
-        _check(self.driver in DISPLAY_DRIVERS, "display.driver", self.driver, ", ".join(DISPLAY_DRIVERS))
-        _check(self.interface in ("i2c", "spi"), "display.interface", self.interface, "i2c or spi")
-        _check(0 <= self.i2c_port <= 255, "display.i2c_port", self.i2c_port, "0..255 (/dev/i2c-N)")
-        _check(0x03 <= self.i2c_address <= 0x77, "display.i2c_address", self.i2c_address, "0x03..0x77")
-        _check(0 <= self.spi_port <= 15, "display.spi_port", self.spi_port, "0..15 (/dev/spidevN.M)")
-        _check(0 <= self.spi_device <= 15, "display.spi_device", self.spi_device, "0..15 (/dev/spidevN.M)")
-        for key, pin in (("display.gpio_dc", self.gpio_dc), ("display.gpio_reset", self.gpio_reset)):
-            _check(0 <= pin <= 27, key, pin, "a BCM GPIO number 0..27")
-        _check(self.width == 128, "display.width", self.width, "128")
-        _check(self.height in (32, 64), "display.height", self.height, "32 or 64")
-        _check(self.rotate in (0, 1, 2, 3), "display.rotate", self.rotate, "0, 1, 2 or 3")
-        _check(0 <= self.contrast <= 255, "display.contrast", self.contrast, "0..255")
-        for key, seconds in (("display.dim_after_s", self.dim_after_s), ("display.blank_after_s", self.blank_after_s)):
-            _check(0 <= seconds <= 86400, key, seconds, "0 (never) .. 86400 seconds")
-        _check(1.0 <= self.max_fps <= 30.0, "display.max_fps", self.max_fps, "1..30")
+    max_fps: Annotated[float, Field(ge=1.0, le=30.0)] = 8.0
+    """Upper bound on redraws per second."""
 
 
-@dataclass(frozen=True)
+@validated("button")
 class ButtonConfig:
     """The one button."""
 
     enabled: bool = True
-    pin: int = 17
-    """BCM GPIO number, 2..27."""
+    """Use the button."""
+    pin: Annotated[int, Field(ge=2, le=27)] = 17
+    """BCM GPIO number."""
     pull_up: bool = True
     """True: wired between the pin and ground (pressed reads low)."""
-    bounce_s: float = 0.02
-    """Debounce time, 0..0.5 seconds."""
-    forget_hold_s: float = 3.0
-    """Hold this long to forget the conversation."""
-    shutdown_hold_s: float = 8.0
-    """Hold this long to shut the box down (only if shutdown is enabled)."""
+    bounce_s: Annotated[float, Field(ge=0.0, le=0.5)] = 0.02
+    """Debounce time, seconds."""
+    forget_hold_s: Annotated[float, Field(ge=1.0, le=30.0)] = 3.0
+    """Hold this long to forget the conversation, seconds (less than shutdown_hold_s)."""
+    shutdown_hold_s: Annotated[float, Field(ge=1.0, le=30.0)] = 8.0
+    """Hold this long to shut the box down (only if shutdown is enabled), seconds."""
     shutdown: bool = False
     """Allow the very long hold to power the box off."""
-    pin_factory: str = ""
+    pin_factory: Annotated[Text, one_of("", "lgpio", "rpigpio", "native", "mock")] = ""
     """gpiozero pin factory: lgpio, mock (tests, laptops) or empty for gpiozero's own choice."""
 
     def __post_init__(self) -> None:
-        _check(2 <= self.pin <= 27, "button.pin", self.pin, "a BCM GPIO number 2..27")
-        _check(0.0 <= self.bounce_s <= 0.5, "button.bounce_s", self.bounce_s, "0..0.5")
+        """The forget hold ends before the shutdown hold."""
         _check(
-            1.0 <= self.forget_hold_s < self.shutdown_hold_s <= 30.0,
+            self.forget_hold_s < self.shutdown_hold_s,
             "button.forget_hold_s",
             self.forget_hold_s,
             "1 s or more, and below shutdown_hold_s (at most 30)",
         )
-        _check(
-            self.pin_factory in ("", "lgpio", "rpigpio", "native", "mock"),
-            "button.pin_factory",
-            self.pin_factory,
-            "lgpio, rpigpio, native, mock or empty",
-        )
 
 
-@dataclass(frozen=True)
+@validated("serial")
 class SerialConfig:
     """The optional line-oriented serial channel."""
 
     enabled: bool = False
-    url: str = "/dev/serial0"
+    """Offer the serial channel."""
+    url: Annotated[Text, Rule(bool, "a device path or pyserial URL")] = "/dev/serial0"
     """A device or any pyserial URL (loop://, a USB gadget port such as /dev/ttyGS0)."""
-    baudrate: int = 115200
-    max_line_chars: int = 512
-    """Longer lines are refused with an error reply, 16..8192."""
+    baudrate: Annotated[int, one_of(9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600)] = 115200
+    """Line speed, bits per second."""
+    max_line_chars: Annotated[int, Field(ge=16, le=8192)] = 512
+    """Longer lines are refused with an error reply."""
     json: bool = False
     """Start in JSON-lines mode (also streams the box's events)."""
-
-    def __post_init__(self) -> None:
-        _check(bool(self.url), "serial.url", self.url, "a device path or pyserial URL")
-        _check(
-            self.baudrate in (9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600),
-            "serial.baudrate",
-            self.baudrate,
-            "a standard rate from 9600 to 921600",
-        )
-        _check(16 <= self.max_line_chars <= 8192, "serial.max_line_chars", self.max_line_chars, "16..8192")

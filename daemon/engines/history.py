@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections import deque
 from collections.abc import Callable
 from typing import Final
@@ -14,36 +15,69 @@ MAX_REMEMBERED_TURNS: Final = 32
 
 
 class Conversation:
-    """The exchanges of the current conversation, oldest first."""
+    """The exchanges of the current conversation, oldest first; the box's `ConversationMemory` (any thread)."""
 
     def __init__(self, max_turns: int = MAX_REMEMBERED_TURNS) -> None:
         self._turns: deque[Exchange] = deque(maxlen=max_turns)
+        self.lock = threading.RLock()
+        """Held across a read and a change that must see the same exchanges (the model fitting its prompt)."""
+
+    # -- the ConversationMemory port ---------------------------------------------------------------------
+
+    def forget(self) -> None:
+        """Drop the conversation history."""
+        self.clear()
+
+    def truncate_last_answer(self, spoken: str) -> None:
+        """Remember only what the user heard of the last answer."""
+        self.amend_last_answer(spoken)
+
+    def retract(self, question: str) -> None:
+        """Forget the last exchange if it answered `question` (an early answer nobody heard)."""
+        self.drop_last(" ".join(question.split()))
+
+    def remembered(self) -> tuple[Exchange, ...]:
+        """The conversation, oldest exchange first."""
+        return self.exchanges()
+
+    def remember(self, exchanges: tuple[Exchange, ...]) -> None:
+        """Put exchanges back into the conversation (after a restart)."""
+        with self.lock:
+            for ex in exchanges:
+                self.add(ex.question, ex.answer)
+
+    # -- the model's side ----------------------------------------------------------------------------------
 
     def __len__(self) -> int:
         return len(self._turns)
 
     def add(self, question: str, answer: str) -> None:
         """Remember a finished exchange."""
-        self._turns.append(Exchange(question, answer))
+        with self.lock:
+            self._turns.append(Exchange(question, answer))
 
     def amend_last_answer(self, answer: str) -> None:
         """Replace the last answer, e.g. with only the part that was spoken before an interruption."""
-        if self._turns:
-            last = self._turns.pop()
-            self._turns.append(Exchange(last.question, answer))
+        with self.lock:
+            if self._turns:
+                last = self._turns.pop()
+                self._turns.append(Exchange(last.question, answer))
 
     def drop_last(self, question: str) -> None:
         """Forget the last exchange if it was the answer to `question`."""
-        if self._turns and self._turns[-1].question == question:
-            self._turns.pop()
+        with self.lock:
+            if self._turns and self._turns[-1].question == question:
+                self._turns.pop()
 
     def exchanges(self) -> tuple[Exchange, ...]:
         """The exchanges, oldest first."""
-        return tuple(self._turns)
+        with self.lock:
+            return tuple(self._turns)
 
     def clear(self) -> None:
         """Forget everything."""
-        self._turns.clear()
+        with self.lock:
+            self._turns.clear()
 
     def drop_oldest(self) -> None:
         """Forget the oldest exchange."""
@@ -61,9 +95,10 @@ class Conversation:
         self, system: str, question: str, count_tokens: Callable[[list[Message]], int], budget: int
     ) -> tuple[list[Message], int]:
         """Drop the oldest exchanges until the prompt fits in `budget` tokens; return it and its size."""
-        while True:
-            msgs = self.messages(system, question)
-            n = count_tokens(msgs)
-            if n <= budget or not self._turns:
-                return msgs, n
-            self.drop_oldest()
+        with self.lock:
+            while True:
+                msgs = self.messages(system, question)
+                n = count_tokens(msgs)
+                if n <= budget or not self._turns:
+                    return msgs, n
+                self.drop_oldest()

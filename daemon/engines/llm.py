@@ -19,7 +19,7 @@ from daemon.config import LlmConfig
 from daemon.engines.chat import ChatPrompt, check_room
 from daemon.engines.history import Conversation, Message
 from daemon.errors import EngineError, ModelError
-from daemon.ports import Exchange, FittedQuestion, GenerationStats
+from daemon.ports import FittedQuestion, GenerationStats
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -77,10 +77,10 @@ class StopFilter:
         return held
 
 
-class LlamaResponder:
-    """A chat model that answers questions in short spoken sentences and remembers the conversation."""
+class LlamaModel:
+    """A chat model that answers questions in short spoken sentences within the conversation it is given."""
 
-    def __init__(self, model_path: Path, config: LlmConfig) -> None:
+    def __init__(self, model_path: Path, config: LlmConfig, conversation: Conversation | None = None) -> None:
         configure_openmp(config.omp_wait_policy)
         import llama_cpp
 
@@ -102,9 +102,10 @@ class LlamaResponder:
             raise ModelError("llm-model-corrupt", f"llama.cpp could not load {model_path}: {err}") from err
         self.load_s = time.monotonic() - started
         self._chat = ChatPrompt(self._llm, model_path.name)
-        self._conversation = Conversation()
+        # NOTE: the conversation has its own lock: it is read and changed without waiting for a generation.
+        self.conversation = conversation if conversation is not None else Conversation()
+        """What is remembered; the box's ConversationMemory."""
         self._lock = threading.Lock()  # the model: one generation at a time
-        self._memory = threading.Lock()  # the conversation: read and changed without waiting for a generation
         check_room(config, self._chat)
         self._stats = GenerationStats()
         _LOGGER.info(
@@ -135,32 +136,6 @@ class LlamaResponder:
     def stats(self) -> GenerationStats:
         """Timings of the last answer."""
         return self._stats
-
-    def forget(self) -> None:
-        """Drop the conversation history."""
-        with self._memory:
-            self._conversation.clear()
-
-    def truncate_last_answer(self, spoken: str) -> None:
-        """Remember only what the user heard of the last answer."""
-        with self._memory:
-            self._conversation.amend_last_answer(spoken)
-
-    def retract(self, question: str) -> None:
-        """Forget the last exchange if it answered `question` (an early answer nobody heard)."""
-        with self._memory:
-            self._conversation.drop_last(" ".join(question.split()))
-
-    def remembered(self) -> tuple[Exchange, ...]:
-        """The conversation, oldest exchange first."""
-        with self._memory:
-            return self._conversation.exchanges()
-
-    def remember(self, exchanges: tuple[Exchange, ...]) -> None:
-        """Put exchanges back into the conversation."""
-        with self._memory:
-            for ex in exchanges:
-                self._conversation.add(ex.question, ex.answer)
 
     def close(self) -> None:
         """Free the model and its context."""
@@ -193,8 +168,8 @@ class LlamaResponder:
         cfg = self._config
         question = " ".join(question.split())
         with self._lock:
-            with self._memory:
-                messages, _ = self._conversation.fit(
+            with self.conversation.lock:
+                messages, _ = self.conversation.fit(
                     cfg.system_prompt,
                     question,
                     lambda m: len(self._tokens(m)),
@@ -265,12 +240,12 @@ class LlamaResponder:
     def _respond_locked(self, question: str, cancel: threading.Event) -> Iterator[str]:
         cfg = self._config
         budget = cfg.context_tokens - cfg.max_answer_tokens
-        with self._memory:
-            before = len(self._conversation)
-            messages, n_prompt = self._conversation.fit(
+        with self.conversation.lock:
+            before = len(self.conversation)
+            messages, n_prompt = self.conversation.fit(
                 cfg.system_prompt, question, lambda m: len(self._tokens(m)), budget
             )
-            dropped = before - len(self._conversation)
+            dropped = before - len(self.conversation)
         tokens = self._tokens(messages)
         stats = self._stats = GenerationStats(prompt_tokens=n_prompt, dropped_turns=dropped)
         if stats.dropped_turns:
@@ -314,5 +289,4 @@ class LlamaResponder:
             stats.decode_s = end - first_at if first_at else 0.0
             text = "".join(answer).strip()
             if text:
-                with self._memory:
-                    self._conversation.add(question, text)
+                self.conversation.add(question, text)

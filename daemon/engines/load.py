@@ -21,7 +21,7 @@ from daemon.modelstore.select import SelectedModel, select, select_second_pass
 from daemon.ports import Engines, SpeechToText, VoiceActivityDetector, WakeWordDetector
 
 if TYPE_CHECKING:
-    from daemon.engines.llm import LlamaResponder
+    from daemon.engines.llm import LlamaModel
     from daemon.engines.stt import PocketsphinxSpeechToText, VoskSpeechToText
     from daemon.engines.tts import PiperTextToSpeech
     from daemon.engines.whisper import WhisperRecogniser
@@ -82,14 +82,14 @@ def _timed(what: str, selected: SelectedModel, started: float) -> None:
     _LOGGER.info("%s %s ready in %.2f s", what, selected.name, time.monotonic() - started)
 
 
-def load_llm(config: Config) -> LlamaResponder:
+def load_llm(config: Config) -> LlamaModel:
     """The chat model, verified then loaded."""
-    from daemon.engines.llm import LlamaResponder
+    from daemon.engines.llm import LlamaModel
 
     selected = select(config, "llm")
     if selected.entry is None:  # a user's own file: only its header was checked, it may still abort llama.cpp
         probe_gguf(selected.path, config.llm.context_tokens)
-    return LlamaResponder(selected.path, config.llm)
+    return LlamaModel(selected.path, config.llm)
 
 
 def _recogniser(
@@ -162,9 +162,9 @@ def load_engines(config: Config, progress: Callable[[str, float], None] | None =
     report = progress or (lambda step, fraction: None)
     keep_big_blocks_out_of_the_heap()
     report("Checking and loading the language model", 0.05)
-    responder = load_llm(config)
+    llm = load_llm(config)
     report("Preparing the conversation", 0.45)
-    responder.warm_up()
+    llm.warm_up()
     report("Loading speech recognition", 0.55)
     stt = load_stt(config)
     report("Loading the voice", 0.75)
@@ -176,7 +176,7 @@ def load_engines(config: Config, progress: Callable[[str, float], None] | None =
     # NOTE: model loading frees ~28 MB of parse buffers that glibc keeps; trimming them before the first
     # turn lowered the peak RSS over seven answers from ~700 to ~635 MB (dev profile, one run each).
     return_freed_memory()
-    return Engines(stt=stt, responder=responder, tts=tts, vad=vad, wake=wake)
+    return Engines(stt=stt, llm=llm, memory=llm.conversation, tts=tts, vad=vad, wake=wake)
 
 
 def check_config(config: Config) -> list[str]:

@@ -17,6 +17,11 @@ class SecondPass:
         """Both recognisers, e.g. "pocketsphinx+whisper"."""
         return f"{self._streaming.engine}+{self._final.engine}"
 
+    @property
+    def punctuates(self) -> bool:
+        """False: pauses are judged on the streaming recogniser's words, which have no punctuation."""
+        return False
+
     def stream(self) -> SpeechStream:
         """Start a new utterance."""
         return SecondPassStream(self._streaming.stream(), self._final)

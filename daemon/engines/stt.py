@@ -92,6 +92,7 @@ class VoskSpeechToText:
     """Vosk/Kaldi recogniser for one model directory."""
 
     engine = "vosk"
+    punctuates = False
 
     def __init__(self, model_dir: Path) -> None:
         from vosk import Model, SetLogLevel
@@ -180,6 +181,7 @@ class PocketsphinxSpeechToText:
     """CMU PocketSphinx with the English model bundled in its wheel."""
 
     engine = "pocketsphinx"
+    punctuates = False
 
     def __init__(self, model_dir: Path) -> None:
         from pocketsphinx import Decoder

@@ -46,6 +46,8 @@ class WhisperRecogniser:
     """A CTranslate2 Whisper model directory (config.json, model.bin, tokenizer.json)."""
 
     engine = "whisper"
+    punctuates = True
+    """Its "?" and "." say where it hears a sentence end."""
 
     def __init__(self, model_dir: Path, threads: int = 1) -> None:
         if not (model_dir / "model.bin").is_file():

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import logging
 import sys
 import tomllib
@@ -14,6 +13,7 @@ from typing import Any, Final
 
 from daemon.errors import ConfigError, ModelError
 from daemon.modelstore import gguf
+from daemon.modelstore.parts import ModelPart, assemble, package_dir
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -50,11 +50,13 @@ class ModelEntry:
     package: str = ""
     engine: str = ""
     archive: ModelFile | None = None
+    parts: tuple[ModelPart, ...] = ()
+    """Pieces in installed packages that, concatenated in order, make the single file in `files`."""
 
     @property
     def fetchable(self) -> bool:
-        """True when the files come from the network rather than an installed package."""
-        return not self.package
+        """True when the files come from the network rather than installed packages."""
+        return not self.package and not self.parts
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,20 @@ def _file(raw: dict[str, Any]) -> ModelFile:
     return ModelFile(**raw)
 
 
+def _check_parts(entry: ModelEntry) -> None:
+    """A model assembled from parts has one pinned file, made of pinned parts whose sizes add up to it."""
+    whole = entry.files[0]
+    if len(entry.files) != 1 or whole.dir or whole.url or entry.package or entry.archive:
+        raise ValueError(f"model {entry.name}: a model made of parts has exactly one file, and no package or url")
+    if not (len(whole.sha256) == 64 and whole.size > 0):
+        raise ValueError(f"model {entry.name}: the file assembled from parts needs its sha256 and size")
+    for part in entry.parts:
+        if not (part.package and part.path and part.requirement and len(part.sha256) == 64 and part.size > 0):
+            raise ValueError(f"model {entry.name}: part {part.path!r} needs package, path, size, sha256, requirement")
+    if (total := sum(p.size for p in entry.parts)) != whole.size:
+        raise ValueError(f"model {entry.name}: its parts add up to {total} bytes, its file is {whole.size}")
+
+
 def load_manifest(path: Path | None = None) -> Manifest:
     """Read and check manifest.toml."""
     path = path or default_manifest_path()
@@ -108,9 +124,12 @@ def load_manifest(path: Path | None = None) -> Manifest:
             if not files or not all(f.path for f in files):
                 raise ValueError(f"model {name}: every entry of files needs a path")
             archive = _file(raw.pop("archive")) if "archive" in raw else None
-            entry = ModelEntry(name=name, files=files, archive=archive, **raw)
+            parts = tuple(ModelPart(**p) for p in raw.pop("parts", ()))
+            entry = ModelEntry(name=name, files=files, archive=archive, parts=parts, **raw)
             if entry.role not in ROLES:
                 raise ValueError(f"model {name}: role {entry.role!r} is not one of {ROLES}")
+            if entry.parts:
+                _check_parts(entry)
             models[name] = entry
         profiles = {k: dict(v) for k, v in data.get("profiles", {}).items()}
     except FileNotFoundError as err:
@@ -126,19 +145,8 @@ def load_manifest(path: Path | None = None) -> Manifest:
     return Manifest(models=models, profiles=profiles, path=path)
 
 
-def package_dir(package: str) -> Path | None:
-    """The folder of an installed import package, found without importing it."""
-    try:
-        spec = importlib.util.find_spec(package)
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(next(iter(spec.submodule_search_locations)))
-
-
 def base_dir(entry: ModelEntry, models_dir: Path) -> Path | None:
-    """Where the entry's files live: its package folder, or models_dir/<name>."""
+    """Where the entry's files live: its package folder, or models_dir/<name> (fetched or assembled there)."""
     if entry.package:
         return package_dir(entry.package)
     return models_dir / entry.name
@@ -172,10 +180,14 @@ def _tree_size(root: Path) -> int:
     return sum(p.stat().st_size for p in _tree_files(root))
 
 
+def _what(entry: ModelEntry) -> str:
+    return f"{entry.role.upper()} {_ROLE_WORD[entry.role]} {entry.name}"
+
+
 def _check_file(entry: ModelEntry, f: ModelFile, path: Path) -> None:
     """Raise ModelError unless `path` matches the pin `f`: size, GGUF header, then digest."""
     role = entry.role
-    what = f"{role.upper()} {_ROLE_WORD[role]} {entry.name}"
+    what = _what(entry)
     if not path.exists():
         hint = f"run: talkbox models fetch {entry.name}" if entry.fetchable else f"install its package ({entry.source})"
         raise ModelError(f"{role}-model-missing", f"{what}: {path} does not exist; {hint}")
@@ -229,13 +241,19 @@ def _check_file(entry: ModelEntry, f: ModelFile, path: Path) -> None:
 
 
 def verify(entry: ModelEntry, models_dir: Path) -> Path:
-    """Check every file of `entry` against its pins; return the path of its first file."""
+    """Check every file of `entry` against its pins; return the path of its first file.
+
+    A model made of parts is assembled into models_dir/<name> first if it is not there intact (see parts.py).
+    """
+    if entry.parts:
+        whole = entry.files[0]
+        dest = models_dir / entry.name / whole.path
+        return assemble(entry.parts, dest, size=whole.size, sha256=whole.sha256, role=entry.role, what=_what(entry))
     base = base_dir(entry, models_dir)
     if base is None:
         raise ModelError(
             f"{entry.role}-model-missing",
-            f"{entry.role.upper()} {_ROLE_WORD[entry.role]} {entry.name}: package "
-            f"{entry.package!r} is not installed; install it ({entry.source})",
+            f"{_what(entry)}: package {entry.package!r} is not installed; install it ({entry.source})",
         )
     for f in entry.files:
         _check_file(entry, f, base / f.path)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from daemon.events import Event, Fault, Notice, TurnEnded
-from daemon.ports import Exchange, Responder
+from daemon.ports import ConversationMemory, Exchange
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -194,9 +194,9 @@ class TurnSaver:
     """
 
     def __init__(
-        self, store: StateStore, responder: Responder | None, emit: Callable[[Event], None] | None = None
+        self, store: StateStore, memory: ConversationMemory | None, emit: Callable[[Event], None] | None = None
     ) -> None:
-        self._store, self._responder, self._emit = store, responder, emit
+        self._store, self._memory, self._emit = store, memory, emit
         self.settings: dict[str, Setting] = {}
         self.reminders: Callable[[], list[dict[str, Any]]] = list
         """The timers and alarms to save (set by whoever holds them)."""
@@ -212,8 +212,8 @@ class TurnSaver:
         """Load the saved state and put the remembered exchanges back into the conversation."""
         state = self._store.load()
         self.settings = dict(state.settings)
-        if self._responder is not None and state.history:
-            self._responder.remember(state.history)
+        if self._memory is not None and state.history:
+            self._memory.remember(state.history)
             _LOGGER.info("restored %d remembered exchange(s)", len(state.history))
         return state
 
@@ -225,8 +225,8 @@ class TurnSaver:
     def save(self) -> bool:
         """Write the settings and, if kept, the conversation; never raises."""
         history: tuple[Exchange, ...] = ()
-        if self._responder is not None and self._store.keep_history:
-            history = self._responder.remembered()
+        if self._memory is not None and self._store.keep_history:
+            history = self._memory.remembered()
         failing = bool(self._store.last_error)
         self.settings.update(self.live_settings())
         saved = self._store.save(SavedState(self.settings, history, tuple(self.reminders())))

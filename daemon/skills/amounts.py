@@ -7,7 +7,20 @@ from typing import Final
 
 from ovos_number_parser import numbers_to_digits
 
-_UNIT_S: Final = {"second": 1, "sec": 1, "minute": 60, "min": 60, "hour": 3600, "hr": 3600, "day": 86400}
+from daemon.skills.reminders import MAX_TIMER_S, MIN_TIMER_S
+
+_UNIT_S: Final = {
+    "second": 1,
+    "sec": 1,
+    "minute": 60,
+    "min": 60,
+    "hour": 3600,
+    "hr": 3600,
+    "day": 86400,
+    "week": 7 * 86400,
+    "month": 30 * 86400,
+    "year": 365 * 86400,
+}
 _NUMBER: Final = r"-?\d+(?:\.\d+)?"
 _FILLERS: Final = ("please", "thanks", "thank you", "for me", "now", "right now")
 
@@ -18,7 +31,7 @@ def digits(text: str) -> str:
     text = re.sub(r"(?<=[a-z0-9])-(?=[a-z])", " ", text.lower().replace(",", ""))  # "twenty-five", "10-minute"
     text = re.sub(r"\b(?:an?|one)\s+(half|quarter)\b", r"one \1", text)
     out = numbers_to_digits(text, "en")
-    out = re.sub(r"\ban?\s+(?=(?:second|sec|minute|min|hour|hr|day)s?\b)", "1 ", out)
+    out = re.sub(r"\ban?\s+(?=(?:second|sec|minute|min|hour|hr|day|week|month|year)s?\b)", "1 ", out)
     out = re.sub(r"\ban?\s+(?=\d)", "", out)  # "a 100" was "a hundred"
     return re.sub(r"\s+", " ", out).strip()
 
@@ -44,6 +57,12 @@ def parse_number(text: str) -> float | None:
 
 def parse_duration(text: str) -> int | None:
     """Seconds in a spoken duration ("ten minutes", "an hour and a half", "1 hour 30 minutes"), or None."""
+    seconds = read_duration(text)
+    return seconds if seconds is not None and MIN_TIMER_S <= seconds <= MAX_TIMER_S else None
+
+
+def read_duration(text: str) -> int | None:
+    """Seconds in what `text` says as a duration, however long, zero or negative ("minus 5 minutes"), or None."""
     said = digits(text)
     # NOTE: fractions of a unit become a number before it: "half an hour", "a quarter of an hour" -> "0.5 hour",
     # "an hour and a half" -> "1 hour 0.5 hour".
@@ -51,26 +70,34 @@ def parse_duration(text: str) -> int | None:
     said = re.sub(r"\b(?:quarter|0\.25)\s+(?:of\s+)?(?:an?\s+|1\s+)?(minute|hour)", r"0.25 \1", said)
     said = re.sub(r"\b(minute|hour)s?\s+and\s+(?:a\s+|1\s+)?(?:half|0\.5)\b", r"\1 0.5 \1", said)
     said = re.sub(r"\b(minute|hour)s?\s+and\s+(?:a\s+|1\s+)?(?:quarter|0\.25)\b", r"\1 0.25 \1", said)
-    unit = rf"({_NUMBER})\s*(sec|second|min|minute|hr|hour|day)s?\b"
+    unit = rf"({_NUMBER})\s*({'|'.join(_UNIT_S)})s?\b"
     found = re.findall(unit, said)
-    total = sum(float(number) * _UNIT_S[name] for number, name in found)
     # NOTE: strict: words left over mean the slot held more than a duration ("3 minutes for the tea").
     rest = re.sub(rf"{unit}|\b(and|long|in|for|of|exactly|about|please)\b|-", " ", said).split()
-    matched = bool(found) and not rest
-    seconds = round(total)
-    return seconds if matched and 0 < seconds <= 7 * 86400 else None
+    if not found or rest:
+        return None
+    return round(sum(float(number) * _UNIT_S[name] for number, name in found))
 
 
 def parse_volume(text: str) -> int | None:
     """A volume level 0-100 ("fifty percent", "7 out of 10", "max"); a bare number up to 10 is out of ten."""
+    level = read_volume(text)
+    return level if level is not None and 0 <= level <= 100 else None
+
+
+def read_volume(text: str) -> int | None:
+    """The volume level `text` says, even one outside 0-100 ("five hundred percent", "minus 5"), or None."""
     said = digits(text)
     if re.search(r"\b(max|maximum|full|loudest)\b", said):
         return 100
     if re.search(r"\b(min|minimum|lowest|quietest)\b", said):
         return 10
     value = parse_number(re.sub(r"\bout of 10\b", "", said))
-    if value is None or value < 0:
+    if value is None:
         return None
     percent = "percent" in said or "%" in said
-    level = value if percent or value > 10 else value * 10
-    return round(level) if level <= 100 else None
+    tenths = re.search(r"\bout of 10\b", said) or (not percent and 0 <= value <= 10)
+    level = round(value * 10 if tenths else value)
+    # NOTE: a level out of range is only taken when nothing else was said ("volume 500 litres" is no level).
+    plain = re.fullmatch(rf"(?:level\s+)?{_NUMBER}\s*(?:percent|%|out of 10)?", said)
+    return level if 0 <= level <= 100 or plain else None

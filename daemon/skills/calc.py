@@ -1,20 +1,21 @@
-"""Arithmetic and unit conversions computed exactly: spoken numbers through ovos-number-parser, units through pint."""
+"""Arithmetic computed exactly and within bounds: spoken numbers through ovos-number-parser, never a huge power."""
 
 from __future__ import annotations
 
 import ast
-import functools
+import enum
 import math
 import operator
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
-from daemon.skills.amounts import digits, parse_number
+from daemon.skills.amounts import parse_number
+from daemon.skills.units import Conversion, convert
 
-if TYPE_CHECKING:
-    import pint
+# NOTE: conversions moved to daemon.skills.units (this module outgrew 300 lines); still importable from here.
+__all__ = ["Conversion", "Impossible", "Unanswerable", "calculate", "convert", "work_out"]
 
 # Spoken operators, longest first so "multiplied by" wins over "by".
 _OPERATORS: Final = (
@@ -42,18 +43,71 @@ _BINARY: Final[dict[type[ast.operator], Callable[[float, float], float]]] = {
     ast.Div: operator.truediv,
     ast.Pow: operator.pow,
 }
-MAX_EXPONENT: Final = 100
-"""A larger power is refused: "nine to the power of nine to the power of nine" would not finish."""
+MAX_SAID: Final = 1e15
+"""A result this large is too big to say (say_number speaks whole numbers plainly below it)."""
+MAX_POWER_DIGITS: Final = 300
+"""A power with more digits than this is refused before it is computed (a float ends near 1e308)."""
+MAX_FACTORIAL: Final = 17
+"""18! is over MAX_SAID: a larger factorial is too big to say and is never computed."""
+
+
+class Impossible(enum.StrEnum):
+    """Why a sum the box understands has no answer it can say."""
+
+    DIVIDE_BY_ZERO = "divide-by-zero"
+    NEGATIVE_ROOT = "negative-root"
+    NO_REAL_ANSWER = "no-real-answer"
+    NOT_A_FACTORIAL = "not-a-factorial"
+    TOO_BIG = "too-big"
+
+
+@dataclass(frozen=True)
+class Unanswerable:
+    """A sum understood but not answered, and why."""
+
+    why: Impossible
+    number: float = 0.0
+    """The number the trouble is with (the one with no real square root, or no factorial)."""
+
+
+class _Cannot(Exception):
+    """Raised inside the evaluation when the sum has no answer to say."""
+
+    def __init__(self, why: Impossible, number: float = 0.0) -> None:
+        super().__init__(why)
+        self.unanswerable = Unanswerable(why, number)
 
 
 def calculate(expression: str) -> float | None:
     """The value of a spoken sum ("seventeen times twenty three", "15 percent of 80", "square root of 81")."""
+    value = work_out(expression)
+    return value if isinstance(value, float) else None
+
+
+def work_out(expression: str) -> float | Unanswerable | None:
+    """A spoken sum's value, why it has none the box can say ("five divided by zero"), or None if it is no sum."""
+    try:
+        value = _work_out(expression)
+    except _Cannot as cannot:
+        return cannot.unanswerable
+    except ZeroDivisionError:
+        return Unanswerable(Impossible.DIVIDE_BY_ZERO)
+    except OverflowError:
+        return Unanswerable(Impossible.TOO_BIG)
+    if value is not None and not (math.isfinite(value) and abs(value) < MAX_SAID):
+        return Unanswerable(Impossible.TOO_BIG)
+    return value
+
+
+def _work_out(expression: str) -> float | None:
     said = expression.lower().replace("what's", " ").replace("%", " percent")
     said = re.sub(r"\b(equal|equals|makes?|come to|is|the)\s*$", "", said.strip(" ?.!=")).strip()
     said = re.sub(r"^(the\s+)?", "", said)
     if m := re.fullmatch(r"square root of (.+)", said):
         value = parse_number(m[1])
-        return math.sqrt(value) if value is not None and value >= 0 else None
+        if value is not None and value < 0:
+            raise _Cannot(Impossible.NEGATIVE_ROOT, value)
+        return math.sqrt(value) if value is not None else None
     if m := re.fullmatch(r"(.+?)\s*percent of (.+)", said):
         share, whole = parse_number(m[1]), parse_number(m[2])
         return share * whole / 100 if share is not None and whole is not None else None
@@ -62,6 +116,7 @@ def calculate(expression: str) -> float | None:
     parts = re.split(rf"(?<![a-z])({pattern})(?![a-z])", said)
     symbols = dict(_OPERATORS)
     terms: list[str] = []
+    numbers = 0
     for i, part in enumerate(parts):
         if i % 2:
             terms.append(symbols[part].strip())
@@ -69,19 +124,35 @@ def calculate(expression: str) -> float | None:
         part = part.strip()
         if not part and i == 0 and len(parts) > 1 and parts[1] == "minus":
             continue  # a leading "minus four": the sign of the first number
-        power = ""
-        if m := re.fullmatch(r"(.+?)\s+(squared|cubed)", part):
-            part, power = m[1], " ** 2" if m[2] == "squared" else " ** 3"
-        value = parse_number(part)
-        if value is None:
+        term = _term(part)
+        if term is None:
             return None  # something other than a sum: the language model answers it
-        terms.append(f"({value!r}{power})")
-    if len(terms) < 2 and not any("**" in t for t in terms):
-        return None  # a lone number is not a sum
+        terms.append(term[0])
+        numbers += 2 if term[1] else 1
+    if numbers < 2:
+        return None  # a lone number is not a sum ("minus forty in fahrenheit" is not one either)
     try:
         return _evaluate(ast.parse(" ".join(terms), mode="eval").body)
-    except (SyntaxError, ValueError, ZeroDivisionError, OverflowError):
+    except (SyntaxError, ValueError):
         return None
+
+
+def _term(part: str) -> tuple[str, bool] | None:
+    """One operand as Python ("(17.0)", "(3.0 ** 2)", a factorial worked out) and whether it is a sum by itself."""
+    power = ""
+    if m := re.fullmatch(r"(.+?)\s+(squared|cubed)", part):
+        part, power = m[1], " ** 2" if m[2] == "squared" else " ** 3"
+    if m := re.fullmatch(r"(?:the\s+)?factorial of (.+)|(.+?)\s+factorial", part):
+        n = parse_number(m[1] or m[2])
+        if n is None:
+            return None
+        if n < 0 or n != int(n):
+            raise _Cannot(Impossible.NOT_A_FACTORIAL, n)
+        if n > MAX_FACTORIAL:
+            raise _Cannot(Impossible.TOO_BIG)
+        return f"({float(math.factorial(int(n)))!r}{power})", True
+    value = parse_number(part)
+    return None if value is None else (f"({value!r}{power})", bool(power))
 
 
 def _evaluate(node: ast.expr) -> float:
@@ -91,113 +162,17 @@ def _evaluate(node: ast.expr) -> float:
         return -_evaluate(node.operand)
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         left, right = _evaluate(node.left), _evaluate(node.right)
-        if isinstance(node.op, ast.Pow) and abs(right) > MAX_EXPONENT:
-            raise ValueError("exponent too large")
+        if isinstance(node.op, ast.Pow):
+            _check_power(left, right)
         return _BINARY[type(node.op)](left, right)
     raise ValueError("not a sum")
 
 
-# Spoken unit names pint does not know, to the names it does.
-_ALIASES: Final = {
-    "degrees fahrenheit": "degF",
-    "degree fahrenheit": "degF",
-    "fahrenheit": "degF",
-    "degrees celsius": "degC",
-    "degree celsius": "degC",
-    "degrees centigrade": "degC",
-    "celsius": "degC",
-    "centigrade": "degC",
-    "degrees": "degC",
-    "fluid ounces": "fluid_ounce",
-    "fluid ounce": "fluid_ounce",
-    "fl oz": "fluid_ounce",
-    "kilos": "kilogram",
-    "kilo": "kilogram",
-    "stones": "stone",
-    "cc": "milliliter",
-    "kph": "kilometer / hour",
-    "kilometres per hour": "kilometer / hour",
-    "kilometers per hour": "kilometer / hour",
-    "miles per hour": "mile / hour",
-}
-# pint's unit names, as the box says them and reports them.
-_NAMES: Final = {
-    "liter": "litre",
-    "milliliter": "millilitre",
-    "kilometer": "kilometre",
-    "meter": "metre",
-    "centimeter": "centimetre",
-    "millimeter": "millimetre",
-    "degree_Celsius": "celsius",
-    "degree_Fahrenheit": "fahrenheit",
-    "fluid_ounce": "fluid ounce",
-}
-_PLURALS: Final = {"foot": "feet", "inch": "inches", "celsius": "degrees celsius", "fahrenheit": "degrees fahrenheit"}
-
-
-@dataclass(frozen=True)
-class Conversion:
-    """A converted amount."""
-
-    value: float
-    amount: float
-    from_unit: str
-    to_unit: str
-
-    def spoken(self) -> str:
-        """How the box says it: "1 litre is 4.23 cups."."""
-        return f"{say_number(self.amount)} {plural(self.from_unit, self.amount)} is {say_number(self.value)} " + (
-            f"{plural(self.to_unit, self.value)}."
-        )
-
-
-@functools.cache
-def registry() -> pint.UnitRegistry[float]:
-    """pint's units, built once (about 0.25 s; warmed at start-up)."""
-    import pint
-
-    return pint.UnitRegistry()
-
-
-def _unit(spoken: str) -> str:
-    text = re.sub(r"\b(a|an|the|one|of)\b", " ", spoken.lower()).strip()
-    text = " ".join(text.split())
-    return _ALIASES.get(text) or _ALIASES.get(text.rstrip("s")) or text.replace(" ", "_")
-
-
-def convert(amount_text: str, to_text: str) -> Conversion | None:
-    """`amount_text` ("5 miles", "a litre") in the unit `to_text` ("kilometres"); None if either is not a unit."""
-    import pint
-
-    said = digits(amount_text)
-    m = re.fullmatch(r"(?:(?:an?|one)\s+)?(-?\d+(?:\.\d+)?)?\s*(.+)", said.strip())
-    if m is None:
-        return None
-    amount = float(m[1]) if m[1] else 1.0
-    ureg = registry()
-    try:
-        source, target = ureg.Unit(_unit(m[2])), ureg.Unit(_unit(to_text))
-        value = ureg.Quantity(amount, source).to(target).magnitude
-    except (pint.errors.PintError, AttributeError, TypeError, ValueError, AssertionError):
-        return None
-    return Conversion(float(value), amount, _name(str(source)), _name(str(target)))
-
-
-def _name(unit: str) -> str:
-    return _NAMES.get(unit, unit.replace("_", " "))
-
-
-def plural(unit: str, value: float) -> str:
-    """The unit's name for `value` of it."""
-    if value == 1:
-        return unit
-    return _PLURALS.get(unit) or (unit if unit.endswith("s") else unit + "s")
-
-
-def say_number(value: float) -> str:
-    """A result as the box says it: whole numbers plainly, others to at most two decimals (three figures)."""
-    if value == int(value) and abs(value) < 1e15:
-        return str(int(value))
-    digits_after = 2 if abs(value) >= 1 else 3
-    text = f"{value:.{digits_after}f}".rstrip("0").rstrip(".")
-    return text if text not in ("0", "-0") else f"{value:.2g}"
+def _check_power(base: float, exponent: float) -> None:
+    """Refuse a power before computing it when it has no real value or too many digits."""
+    if base == 0 and exponent < 0:
+        raise _Cannot(Impossible.DIVIDE_BY_ZERO)
+    if base < 0 and exponent != int(exponent):
+        raise _Cannot(Impossible.NO_REAL_ANSWER)
+    if base != 0 and exponent * math.log10(abs(base)) > MAX_POWER_DIGITS:
+        raise _Cannot(Impossible.TOO_BIG)

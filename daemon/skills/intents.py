@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Final
 
-from daemon.skills.amounts import parse_duration, parse_volume, strip_fillers
-from daemon.skills.calc import calculate, convert
-from daemon.skills.when import parse_clock_time, parse_days
+from daemon.skills.amounts import read_duration, read_volume, strip_fillers
+from daemon.skills.calc import Unanswerable, work_out
+from daemon.skills.honest import TOPICS, is_amount, is_now
+from daemon.skills.units import convert
+from daemon.skills.when import impossible_clock_time, parse_clock_time, parse_days
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -63,11 +65,20 @@ def normalise(text: str) -> str:
 
 def match(text: str) -> SkillCall | None:
     """The skill `text` asks for, or None when it is a question for the language model."""
-    from hassil import recognize_all
-
     said = normalise(text)
     if not said or len(said.split()) > MAX_WORDS:
         return None
+    # NOTE: one question is routed by the judge at its pause, before an early answer and by the turn; the words
+    # are the same each time, so they are matched once (hassil took 3-4 ms a sentence here, x86_64).
+    call = _match(said)
+    return SkillCall(call.skill, dict(call.args)) if call is not None else None
+
+
+@functools.lru_cache(maxsize=64)
+def _match(said: str) -> SkillCall | None:
+    """The best template match of normalised words."""
+    from hassil import recognize_all
+
     calls: list[tuple[tuple[int, int], SkillCall]] = []
     for result in recognize_all(said, _intents(), slot_lists=_slot_lists(), language="en"):  # type: ignore[arg-type]
         entities = {name: e for name, e in result.entities.items()}
@@ -97,8 +108,8 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             seconds = sum(_number(v, k) * s for k, s in (("hours", 3600), ("minutes", 60), ("seconds", 1)))
             return _timer(round(seconds), _text(v, "name"))
         case "TalkboxTimer":
-            duration = parse_duration(_text(v, "duration"))
-            return _timer(duration, _text(v, "name")) if duration else None
+            duration = read_duration(_text(v, "duration"))
+            return _timer(duration, _text(v, "name")) if duration is not None else None
         case "HassTimerStatus" | "TalkboxTimerLeft":
             return SkillCall("timer_left", _named(v))
         case "HassCancelTimer" | "TalkboxTimerCancel":
@@ -117,7 +128,7 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             action = str(v.get("action", ""))
             if action != "set":
                 return SkillCall("volume", {"action": action})
-            level = parse_volume(_text(v, "level"))
+            level = read_volume(_text(v, "level"))
             return SkillCall("volume", {"action": "set", "level": level}) if level is not None else None
         case "TalkboxStop" | "HassNevermind":
             return SkillCall("stop")
@@ -128,8 +139,7 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
         case "TalkboxForget":
             return SkillCall("forget")
         case "TalkboxCalc":
-            value = calculate(_text(v, "expression"))
-            return SkillCall("calculate", {"value": value}) if value is not None else None
+            return calc_call(work_out(_text(v, "expression")))
         case "TalkboxConvert":
             conversion = convert(_text(v, "amount"), _text(v, "unit"))
             if conversion is None:
@@ -138,8 +148,31 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             return SkillCall("convert", args | {"amount": conversion.amount, "from_unit": conversion.from_unit})
         case "TalkboxSetTime":
             at = parse_clock_time(_text(v, "when"))
-            return SkillCall("set_time", {"hour": at.hour, "minute": at.minute}) if at is not None else None
+            if at is None:
+                return _off_the_clock("set_time", _text(v, "when"))
+            return SkillCall("set_time", {"hour": at.hour, "minute": at.minute})
+        case "TalkboxOffline" if str(v.get("topic")) in TOPICS:
+            return _offline(str(v["topic"]), v)
     return None
+
+
+def calc_call(value: float | Unanswerable | None) -> SkillCall | None:
+    """The call for a worked-out sum: its value, or why it has none the box can say; None when it is no sum."""
+    if isinstance(value, Unanswerable):
+        return SkillCall("calculate", {"impossible": str(value.why), "number": value.number})
+    return SkillCall("calculate", {"value": value}) if value is not None else None
+
+
+def _offline(topic: str, v: dict[str, object]) -> SkillCall | None:
+    """The offline skill, unless a slot makes it a question about another time or a unit conversion."""
+    slots = [str(v[name]) for name in ("place", "team", "show", "company", "road", "subject") if name in v]
+    if not all(is_now(slot) for slot in slots):
+        return None
+    if "amount" in v:
+        amount = _text(v, "amount")
+        if not is_amount(amount) or convert(amount, _text(v, "currency")) is not None:
+            return None  # "how much is 5 kilos in pounds" is a conversion, not an exchange rate
+    return SkillCall("offline", {"topic": topic})
 
 
 def _number(values: dict[str, object], name: str) -> float:
@@ -152,9 +185,8 @@ def _named(v: dict[str, object]) -> dict[str, Arg]:
     return {"name": name} if name else {}
 
 
-def _timer(seconds: int | None, name: str) -> SkillCall | None:
-    if not seconds or seconds <= 0:
-        return None
+def _timer(seconds: int, name: str) -> SkillCall:
+    """A timer of any length said: the skill itself says when it is outside the limits."""
     name = re.sub(r"^(the|my|a|an)\s+", "", name.removesuffix(" timer").strip())
     return SkillCall("timer_start", {"seconds": seconds, **({"name": name} if name else {})})
 
@@ -162,11 +194,17 @@ def _timer(seconds: int | None, name: str) -> SkillCall | None:
 def _alarm(skill: str, when: str, said: str, waking: bool = False) -> SkillCall | None:
     at = parse_clock_time(when, waking=waking)
     if at is None:
-        return None
+        return _off_the_clock(skill, when)
     # NOTE: the days may be said anywhere ("every weekday, wake me at 7"): read them from the whole sentence;
     # several days named ("on monday, wednesday and friday") repeat as "mondays, wednesdays and fridays" would.
     days = parse_days(said) or (named if len(named := parse_days(re.sub(r"\b(\w+day)\b", r"\1s", said))) > 1 else ())
     return SkillCall(skill, {"hour": at.hour, "minute": at.minute, "days": tuple(sorted(days))})
+
+
+def _off_the_clock(skill: str, when: str) -> SkillCall | None:
+    """The call for a time no clock shows ("25:99"), for the skill to say so; None when no time was said."""
+    said = impossible_clock_time(when)
+    return SkillCall(skill, {"impossible": said}) if said is not None else None
 
 
 def warm_up() -> float:

@@ -17,6 +17,10 @@ from typing import Any, Final
 
 MAX_REMINDERS: Final = 20
 """More than this many timers and alarms at once is refused (a runaway loop on the serial link, not a kitchen)."""
+MIN_TIMER_S: Final = 1
+MAX_TIMER_DAYS: Final = 7
+MAX_TIMER_S: Final = MAX_TIMER_DAYS * 86400
+"""A timer runs from MIN_TIMER_S to this; anything longer is an alarm's job."""
 
 
 class Kind(enum.StrEnum):
@@ -63,11 +67,13 @@ class Reminder:
 
 
 def say_length(seconds: float) -> str:
-    """ "1 hour 30 minutes", "8 minutes", "45 seconds"."""
+    """ "1 hour and 30 minutes", "8 minutes", "45 seconds", "2 days and 3 hours"."""
     seconds = max(0, round(seconds))
-    hours, rest = divmod(seconds, 3600)
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
     minutes, secs = divmod(rest, 60)
-    parts = [(hours, "hour"), (minutes, "minute")] + ([(secs, "second")] if hours == 0 and minutes < 10 else [])
+    parts = [(days, "day"), (hours, "hour")] + ([(minutes, "minute")] if days == 0 else [])
+    parts += [(secs, "second")] if days == hours == 0 and minutes < 10 else []
     said = [f"{n} {unit}{'' if n == 1 else 's'}" for n, unit in parts if n]
     return " and ".join(said) if said else "0 seconds"
 
@@ -116,7 +122,9 @@ class Reminders:
         return added
 
     def timer(self, seconds: int, name: str, now_boot: float, now_wall: float) -> Reminder:
-        """Start a timer."""
+        """Start a timer; ValueError when its length is outside MIN_TIMER_S..MAX_TIMER_S."""
+        if not MIN_TIMER_S <= seconds <= MAX_TIMER_S:
+            raise ValueError(f"a timer of {seconds} seconds is outside its limits")
         ends = now_boot + seconds
         return self.add(Reminder(0, Kind.TIMER, name, seconds, ends, self._boot, now_wall + seconds))
 

@@ -7,12 +7,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from daemon.skills import intents
-from daemon.skills.calc import Conversion, calculate, say_number
+from daemon.skills import honest, intents
+from daemon.skills.calc import calculate
 from daemon.skills.clock import BoxClock
 from daemon.skills.intents import SkillCall
-from daemon.skills.reminders import Kind, Reminder, Reminders, boot_clock, say_length
-from daemon.skills.speech import say_clock, say_date, say_day, say_days, say_time
+from daemon.skills.reminders import MAX_TIMER_S, MIN_TIMER_S, Kind, Reminder, Reminders, boot_clock, say_length
+from daemon.skills.speech import say_clock, say_date, say_day, say_days, say_number, say_time
+from daemon.skills.units import Conversion
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -70,6 +71,10 @@ class Skills:
     def run(self, call: SkillCall, *, last_answer: str = "", forget: Callable[[], None] | None = None) -> Reply:
         """Do what `call` asks and say so."""
         a = call.args
+        if "impossible" in a and call.skill in ("set_time", "alarm_set", "alarm_cancel"):
+            return Reply(honest.off_the_clock(str(a["impossible"])))
+        if "hour" in a and not honest.on_the_clock(_int(a, "hour"), _int(a, "minute")):
+            return Reply(honest.off_the_clock(f"{_int(a, 'hour')}:{_int(a, 'minute'):02d}"))
         match call.skill:
             case "time":
                 now = self.wall()
@@ -100,6 +105,8 @@ class Skills:
                 return self._cancel_alarms(a)
             case "volume":
                 return self._volume(str(a.get("action", "")), a.get("level"))
+            case "calculate" if "impossible" in a:
+                return Reply(honest.no_answer(str(a["impossible"]), _float(a, "number")))
             case "calculate":
                 return Reply(f"That's {say_number(_float(a, 'value'))}.")
             case "convert":
@@ -115,6 +122,8 @@ class Skills:
                 return Reply("Okay, I've forgotten our conversation.")
             case "stop":
                 return Reply("")
+            case "offline":
+                return Reply(honest.offline(str(a.get("topic", ""))))
             case "expression":
                 value = calculate(str(a.get("expression", "")))
                 return Reply(f"That's {say_number(value)}." if value is not None else "I couldn't work that out.")
@@ -123,6 +132,8 @@ class Skills:
     # -- timers -------------------------------------------------------------------------------------------
 
     def _start_timer(self, seconds: int, name: str) -> Reply:
+        if not MIN_TIMER_S <= seconds <= MAX_TIMER_S:
+            return Reply(honest.TIMER_LIMITS)
         if any(t.name and t.name.lower() == name.lower() for t in self.reminders.timers()) and name:
             return Reply(f"There is already a {name} timer. Cancel it first, or give this one another name.")
         try:
@@ -181,7 +192,8 @@ class Skills:
         if "hour" in a:
             alarms = [r for r in alarms if (r.hour, r.minute) == (a["hour"], a.get("minute", 0))]
         if not alarms:
-            return Reply("There is no such alarm." if "hour" in a else "No alarms are set.")
+            missing = f"There is no alarm at {say_clock(_int(a, 'hour'), _int(a, 'minute'))}."
+            return Reply(missing if "hour" in a else "No alarms are set.")
         if len(alarms) > 1 and not a.get("all") and "hour" not in a:
             return Reply(f"{len(alarms)} alarms are set. Say which time, or say cancel all alarms.")
         self.reminders.remove(alarms)
@@ -228,9 +240,11 @@ class Skills:
         if action == "mute":
             v.muted = True
             return Reply("", changed=True)
+        if action == "set" and isinstance(level, int | float) and not 0 <= level <= 100:
+            return Reply(honest.VOLUME_LIMITS)
         v.muted = False
         if action == "set" and isinstance(level, int | float):
-            v.level = max(0, min(100, int(level)))
+            v.level = int(level)
         elif action == "up":
             if v.level >= 100:
                 return Reply("That's as loud as I go.")

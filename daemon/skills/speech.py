@@ -56,3 +56,12 @@ def say_days(days: tuple[int, ...]) -> str:
         return "every day"
     names = [_DAYS[d] for d in days]
     return "every " + (names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1])
+
+
+def say_number(value: float) -> str:
+    """A result as the box says it: whole numbers plainly, others to at most two decimals (three figures)."""
+    if value == int(value) and abs(value) < 1e15:
+        return str(int(value))
+    digits_after = 2 if abs(value) >= 1 else 3
+    text = f"{value:.{digits_after}f}".rstrip("0").rstrip(".")
+    return text if text not in ("0", "-0") else f"{value:.2g}"

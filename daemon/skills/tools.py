@@ -12,9 +12,9 @@ import re
 from typing import Final
 
 from daemon.errors import TalkboxError
-from daemon.ports import Responder
-from daemon.skills.calc import calculate
-from daemon.skills.intents import SkillCall
+from daemon.ports import LanguageModel
+from daemon.skills.calc import work_out
+from daemon.skills.intents import SkillCall, calc_call
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -60,21 +60,21 @@ def parse(line: str) -> SkillCall | None:
         return SkillCall(head)
     if head in ("timer_cancel", "alarm_cancel"):
         return SkillCall(head)
-    if head == "timer_start" and (m := re.fullmatch(r"(\d+) (seconds|minutes|hours)", rest)) and int(m[1]):
+    if head == "timer_start" and (m := re.fullmatch(r"(\d+) (seconds|minutes|hours)", rest)):
         return SkillCall("timer_start", {"seconds": int(m[1]) * _UNIT_S[m[2]]})
     if head == "alarm_set" and (m := re.fullmatch(r"(\d+):(\d\d)", rest)):
         return SkillCall("alarm_set", {"hour": int(m[1]), "minute": int(m[2]), "days": ()})
     if head.startswith("volume_"):
         return SkillCall("volume", {"action": head.removeprefix("volume_")})
-    if head == "calculate" and (value := calculate(rest)) is not None:
-        return SkillCall("calculate", {"value": value})
+    if head == "calculate":
+        return calc_call(work_out(rest))
     return None
 
 
 class ToolCaller:
     """Calls the model with the grammar when a sentence names a skill's subject; a SkillCall or None."""
 
-    def __init__(self, responder: Responder) -> None:
+    def __init__(self, responder: LanguageModel) -> None:
         self._responder = responder
         self.calls = 0
         """Times the model was asked (for the evaluation)."""

@@ -168,7 +168,28 @@ def _resolve(said: _Said, marker: str | None, *, adjacent: bool, waking: bool) -
 
 def parse_clock_time(text: str, *, waking: bool = False) -> ClockTime | None:
     """The clock time said in `text` ("seven thirty pm", "half past six", "19:05", "noon"), or None."""
-    words = _words(text)
+    found = _first_time(_words(text))
+    if found is None:
+        return None
+    said, marker, adjacent = found
+    return _resolve(said, marker, adjacent=adjacent, waking=waking)
+
+
+def impossible_clock_time(text: str) -> str | None:
+    """The time `text` says that no clock shows, as written ("25:99", "7:70", "19 pm"); None if it says none."""
+    found = _first_time(_words(text))
+    if found is None:
+        return None
+    said, marker, adjacent = found
+    if (said.bare and not adjacent) or _resolve(said, marker, adjacent=adjacent, waking=False) is not None:
+        return None  # a lone number ("at 25") may be anything; a time that resolves is possible
+    if adjacent and marker:
+        return f"{said.hour}:{said.minute:02d} {marker}" if said.minute else f"{said.hour} {marker}"
+    return f"{said.before} to {said.hour}" if said.before else f"{said.hour}:{said.minute:02d}"
+
+
+def _first_time(words: list[str]) -> tuple[_Said, str | None, bool] | None:
+    """The first time `words` say, its am/pm (or part of the day) and whether that marker follows it directly."""
     i = 0
     while i < len(words):
         read = _read_at(words, i)
@@ -185,8 +206,8 @@ def parse_clock_time(text: str, *, waking: bool = False) -> ClockTime | None:
             i = end + 1
             continue
         if unit in ("am", "pm"):
-            return _resolve(said, unit, adjacent=True, waking=waking)
-        return _resolve(said, _part_of_day(words), adjacent=False, waking=waking)
+            return said, unit, True
+        return said, _part_of_day(words), False
     return None
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import itertools
 import logging
 import queue
@@ -21,7 +22,7 @@ from daemon.events import (
     SpeakingStarted,
     TokenGenerated,
 )
-from daemon.ports import AudioSink, GenerationStats, Responder, TextToSpeech
+from daemon.ports import AudioSink, ConversationMemory, GenerationStats, LanguageModel, TextToSpeech
 from daemon.turn.sentences import SentenceSplitter
 from daemon.turn.speakable import speakable
 
@@ -47,7 +48,8 @@ class Answer:
 
     def __init__(
         self,
-        responder: Responder,
+        llm: LanguageModel,
+        memory: ConversationMemory,
         tts: TextToSpeech,
         sink: AudioSink,
         emit: Callable[[Event], None],
@@ -55,6 +57,7 @@ class Answer:
         end_of_speech: float,
         clock: Callable[[], float] = time.monotonic,
         *,
+        voices: concurrent.futures.Executor,
         speak: bool = True,
         on_piece: Callable[[str], None] | None = None,
         abandoned: threading.Event | None = None,
@@ -62,7 +65,7 @@ class Answer:
         held: bool = False,
         on_ready: Callable[[], None] | None = None,
     ) -> None:
-        self._responder, self._tts, self._sink = responder, tts, sink
+        self._llm, self._memory, self._tts, self._sink = llm, memory, tts, sink
         self._emit, self._turn = self._hold_or_emit, turn
         self._out = emit
         self._held: list[Event] | None = [] if held else None  # a speculative answer's events, until it is kept
@@ -73,6 +76,7 @@ class Answer:
         self.turn = turn
         self._end_of_speech, self._clock, self._last_word = end_of_speech, clock, last_word
         self._speak, self._on_piece, self._abandoned = speak, on_piece, abandoned
+        self._voices = voices  # long-lived: a thread per answer left glibc an arena of freed pages each time
         self._cancel = threading.Event()
         self._sentences: queue.Queue[tuple[int, str] | None] = queue.Queue()
         self._started: dict[int, str] = {}  # sentences that began to sound, by index
@@ -133,15 +137,14 @@ class Answer:
     def _run(self, question: str, reply: str | None) -> AnswerResult:
         self._reply = reply
         if reply is None:
-            fitted = self._responder.fit_question(question)
+            fitted = self._llm.fit_question(question)
             if fitted.cut:
                 self._emit(QuestionCut(turn=self._turn, tokens=fitted.tokens, kept_tokens=fitted.kept_tokens))
             question = fitted.text
         if not self._speak:
             text = self._generate(question)
             return AnswerResult(text=text, spoken="", interrupted=self._cancel.is_set())
-        voice = threading.Thread(target=self._speak_sentences, name="tts", daemon=True)
-        voice.start()
+        voice = self._voices.submit(self._speak_sentences)
         try:
             text = self._generate(question)
         except BaseException:
@@ -149,7 +152,7 @@ class Answer:
             raise
         finally:
             self._sentences.put(None)
-            voice.join()
+            voice.result()
         if not self._cancel.is_set():
             self._sink.wait()
         interrupted = self._cancel.is_set()
@@ -157,9 +160,9 @@ class Answer:
             self._silenced.wait(timeout=2.0)  # cancel() is still measuring what was heard
         spoken = self._spoken(interrupted)
         if interrupted and reply is None:
-            self._responder.truncate_last_answer(spoken)
-        # NOTE: each answer's voice thread allocates in one of glibc's per-thread arenas, which keep the pages
-        # an answer freed; trimming them (~1 ms, 0.2-0.8 MB a turn) lowered a 1,000-turn soak's RSS by ~20 MB.
+            self._memory.truncate_last_answer(spoken)
+        # NOTE: the voice allocates in one of glibc's per-thread arenas, which keep the pages an answer freed;
+        # trimming them (~1 ms, 0.2-0.8 MB a turn) lowered a 1,000-turn soak's RSS by ~20 MB.
         return_freed_memory()
         return AnswerResult(text=text, spoken=spoken, interrupted=interrupted)
 
@@ -169,7 +172,7 @@ class Answer:
         index = 0
         started = self._clock()
         first = 0.0
-        pieces = self._responder.respond(question, self._cancel) if self._reply is None else iter([self._reply])
+        pieces = self._llm.respond(question, self._cancel) if self._reply is None else iter([self._reply])
         for piece in pieces:
             if self._abandoned is not None and self._abandoned.is_set():  # the asker left: nobody reads on
                 self.cancel()
@@ -185,7 +188,7 @@ class Answer:
         if self._speak and not self._cancel.is_set() and (rest := splitter.flush()):
             self._queue_sentence(index, rest)
         text = "".join(said).strip()
-        stats = self._responder.stats if self._reply is None else GenerationStats()
+        stats = self._llm.stats if self._reply is None else GenerationStats()
         self._emit(
             AnswerFinished(
                 turn=self._turn,

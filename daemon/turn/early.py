@@ -7,14 +7,17 @@ unheard and taken out of the conversation, when the user goes on or the final tr
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from daemon.events import AnswerDropped, AnswerStartedEarly, Event
+from daemon.events import AnswerDropped, AnswerKept, AnswerStartedEarly, Event
 from daemon.ports import AudioSink, Engines
+from daemon.skills.intents import SkillCall
 from daemon.turn.answer import Answer, AnswerResult
 from daemon.turn.completeness import words_of
 from daemon.turn.endpoint import Endpointer
+from daemon.turn.ringing import Ring
 
 
 def same_words(a: str, b: str) -> bool:
@@ -23,13 +26,27 @@ def same_words(a: str, b: str) -> bool:
 
 
 @dataclass
+class Running:
+    """An answer (begun now or early) or a ring, under way on a worker thread: what the speak stage awaits."""
+
+    voice: Answer | Ring
+    done: asyncio.Future[AnswerResult]
+    call: SkillCall | None = None
+    """The skill that made the reply, if one did."""
+
+    def release(self, asked_at: float, last_word: float) -> None:
+        """Let it sound, its latencies measured from when the box had the question (a held answer waits for this)."""
+        if isinstance(self.voice, Answer):
+            self.voice.keep(asked_at, last_word)
+
+
+@dataclass
 class Early:
     """An answer begun before the question was over."""
 
     turn: int
     question: str
-    answer: Answer
-    done: asyncio.Future[AnswerResult]
+    running: Running
 
 
 class EarlyAnswers:
@@ -42,8 +59,11 @@ class EarlyAnswers:
         emit: Callable[[Event], None],
         call: Callable[[Callable[[], None]], None],
         clock: Callable[[], float],
+        workers: concurrent.futures.Executor,
+        voices: concurrent.futures.Executor,
     ) -> None:
         self._e, self._sink, self._emit, self._call, self._clock = engines, sink, emit, call, clock
+        self._workers, self._voices = workers, voices
         self._early: Early | None = None
 
     @property
@@ -51,7 +71,7 @@ class EarlyAnswers:
         """True while an early answer waits to be kept or dropped."""
         return self._early is not None
 
-    def start(self, loop: asyncio.AbstractEventLoop, turn: int, words: str, endpointer: Endpointer) -> None:
+    def start(self, turn: int, words: str, endpointer: Endpointer) -> None:
         """Answer `words`, heard up to the endpointer's current pause; the question waits for it to be ready."""
         pause = endpointer.pauses
 
@@ -60,17 +80,29 @@ class EarlyAnswers:
 
         e = self._e
         answer = Answer(
-            e.responder, e.tts, self._sink, self._emit, turn, self._clock(), self._clock, held=True, on_ready=ready
+            e.llm,
+            e.memory,
+            e.tts,
+            self._sink,
+            self._emit,
+            turn,
+            self._clock(),
+            self._clock,
+            voices=self._voices,
+            held=True,
+            on_ready=ready,
         )
         endpointer.hold(pause)
-        self._early = Early(turn, words, answer, loop.run_in_executor(None, answer.run, words))
+        done = asyncio.get_running_loop().run_in_executor(self._workers, answer.run, words)
+        self._early = Early(turn, words, Running(answer, done))
         self._emit(AnswerStartedEarly(turn=turn, question=words))
 
-    async def take(self, turn: int, heard: str) -> Early | None:
-        """The early answer, if it answers `heard`; otherwise it is dropped (and out of the conversation) first."""
+    async def take(self, turn: int, heard: str) -> Running | None:
+        """The early answer, if it answers `heard` (kept); otherwise it is dropped, and out of the conversation."""
         early, self._early = self._early, None
         if early is not None and early.turn == turn and same_words(early.question, heard):
-            return early
+            self._emit(AnswerKept(turn=turn))
+            return early.running
         self._early = early
         if (dropped := self.drop()) is not None:
             await asyncio.wait([dropped])  # out of the conversation before the real answer begins
@@ -81,12 +113,12 @@ class EarlyAnswers:
         early, self._early = self._early, None
         if early is None:
             return None
-        early.answer.cancel()
-        responder = self._e.responder
+        early.running.voice.cancel()
+        memory = self._e.memory
 
         def retract(_: object) -> None:
-            responder.retract(early.question)
+            memory.retract(early.question)
 
-        early.done.add_done_callback(retract)
+        early.running.done.add_done_callback(retract)
         self._emit(AnswerDropped(turn=early.turn, question=early.question))
-        return early.done
+        return early.running.done

@@ -4,13 +4,11 @@ voice activity detection, the endpoint and speech-to-text. It decides nothing ab
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import math
 import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from typing import Final
 
 import numpy as np
@@ -27,8 +25,9 @@ from daemon.events import (
     SpeechStarted,
     WakeWordDetected,
 )
-from daemon.ports import AUDIO_RATE_HZ, Engines, SpeechStream, Transcript
+from daemon.ports import AUDIO_RATE_HZ, Engines, Transcript
 from daemon.turn.endpoint import Endpointer
+from daemon.turn.heard import Ended, Heard, Paused, Resumed, Utterance, WakeHeard
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -52,58 +51,27 @@ JUDGE_AFTER_S: Final = 0.12
 """A pause this long has its words judged (a finished question ends sooner); shorter gaps come between words."""
 
 
-@dataclass
-class Utterance:
-    """The question being heard."""
-
-    turn: int
-    stream: SpeechStream
-    endpointer: Endpointer
-    pending: bytearray = field(default_factory=bytearray)
-    level: list[float] = field(default_factory=list)
-    announced_speech: bool = False
-    ended_at: float = 0.0
-    """When listening ended (clock seconds)."""
-    last_voice_at: float = 0.0
-    """When the last voiced frame was heard (clock seconds): about when the user's last word ended."""
-    judged_pause: int = -1
-    """The last pause whose words were sent to be judged."""
-    speculated_pause: int = -1
-    """The pause at which an answer was started early (-1: none is running)."""
-    judged: tuple[int, str] | None = None
-    """(pause, words): the words judged at that pause, as the quick decode heard them."""
-
-    @property
-    def speech_heard(self) -> bool:
-        """True once voice lasted long enough to count as speech."""
-        return self.endpointer.speech_started
-
-
 class Listener:
-    """Consumes the microphone on the event loop; hands finished utterances and wake words to its owner."""
+    """Consumes the microphone on the event loop; hands over what it heard (`Heard`), decides nothing about turns."""
 
     def __init__(
         self,
         engines: Engines,
         config: ListenConfig,
         emit: Callable[[Event], None],
+        hand_over: Callable[[Heard], None],
+        call: Callable[[Callable[[], None]], None],
         *,
-        on_wake: Callable[[], None],
-        on_end: Callable[[Utterance, EndReason], None],
         heartbeat: Callable[[], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
         judge: Callable[[str], bool | None] | None = None,
-        prefill: Callable[[str], float] | None = None,
-        on_speculate: Callable[[Utterance], None] | None = None,
-        on_resume: Callable[[Utterance], None] | None = None,
     ) -> None:
         self._e, self._cfg, self._emit, self._clock = engines, config, emit, clock
         self._judge = judge if config.predict_end else None
-        self._prefill = prefill if config.prefill else None
-        self._on_speculate = on_speculate if config.speculate else None
-        self._on_resume = on_resume
+        self._prefill = engines.llm.prefill if config.prefill else None
+        self._speculates = config.speculate
         self._prefilling = False  # one at a time: a partial that arrives meanwhile waits for the next
-        self._on_wake, self._on_end, self._heartbeat = on_wake, on_end, heartbeat
+        self._hand_over, self._call, self._heartbeat = hand_over, call, heartbeat  # `call`: onto the loop
         self._utterance: Utterance | None = None
         self._frame = bytearray()
         self._stt_pool: ThreadPoolExecutor | None = None
@@ -187,7 +155,7 @@ class Listener:
             self._listen(u, frame)
         elif self.wake_word_on and self._e.wake is not None and self._e.wake.process(frame):
             self._e.wake.reset()
-            self._on_wake()
+            self._hand_over(WakeHeard())
 
     # -- one utterance ------------------------------------------------------------------------------------
 
@@ -229,7 +197,7 @@ class Listener:
             u.pending.clear()  # the pause after the last word: silence, its start already heard
         if u.pending:
             self._feed_stt(u)
-        self._on_end(u, reason)
+        self._hand_over(Ended(u, reason))
 
     def drop(self, reason: EndReason) -> Utterance | None:
         """Stop hearing without a transcript (the question was cancelled); the dropped utterance, if any."""
@@ -288,8 +256,7 @@ class Listener:
         e = u.endpointer
         if u.speculated_pause >= 0 and e.pauses != u.speculated_pause:
             u.speculated_pause = -1  # the user went on: the early answer is not theirs
-            if self._on_resume is not None:
-                self._on_resume(u)
+            self._hand_over(Resumed(u))
         if self._judge is not None and self._pause_to_judge(u):
             self._ask_judgement(u)
         self._speculate(u)
@@ -319,12 +286,6 @@ class Listener:
 
         self._loop.run_in_executor(self._llm_pool, prefill, text).add_done_callback(done)
 
-    def _loop_call(self, fn: Callable[[], None]) -> None:
-        """Run `fn` on the loop soon (from the STT thread)."""
-        assert self._loop is not None
-        with contextlib.suppress(RuntimeError):  # the loop has closed
-            self._loop.call_soon_threadsafe(fn)
-
     def _pause_to_judge(self, u: Utterance) -> bool:
         e = u.endpointer
         return e.speech_started and not e.push_to_talk and e.silence_s >= JUDGE_AFTER_S and u.judged_pause != e.pauses
@@ -344,7 +305,7 @@ class Listener:
             text = u.stream.settle()
             complete = judge(text) if text.strip() else None
             u.judged = (pause, text)
-            self._loop_call(lambda: self._judged(u, pause, complete))
+            self._call(lambda: self._judged(u, pause, complete))
             # NOTE: the stream keeps this final pass: when nothing follows the pause, `finish` returns it at once.
             u.stream.settle(final=True)
             return text, complete
@@ -367,9 +328,9 @@ class Listener:
 
     def _speculate(self, u: Utterance) -> None:
         """Start the early answer when this pause calls for one."""
-        if self._on_speculate is not None and self._pause_to_speculate(u):
+        if self._speculates and self._pause_to_speculate(u):
             u.speculated_pause = u.endpointer.pauses
-            self._on_speculate(u)
+            self._hand_over(Paused(u))
 
     def _feed_stt(self, u: Utterance) -> None:
         chunk, u.pending = bytes(u.pending), bytearray()

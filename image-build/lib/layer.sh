@@ -47,6 +47,9 @@ fi
 # Not piper: onnxruntime segfaults under qemu-user (it reads the build host's x86 /proc/cpuinfo); the QEMU boot
 # test runs it on emulated Pi cores instead.
 chroot "$root" "$venv/bin/python" -c 'import llama_cpp, vosk, luma.oled, gpiozero, serial, systemd.daemon, daemon.cli'
+# talkbox is installed from its wheel, not editable: the lab (bench, soak, evaluations) stays with the developers.
+chroot "$root" "$venv/bin/python" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("daemon.lab") is not None)' \
+    || die "the image's talkbox carries the lab (daemon.lab)"
 
 step "system user, units, SD-card care"
 chroot "$root" systemd-sysusers

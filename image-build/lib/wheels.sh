@@ -9,8 +9,17 @@ pip=$repo/.venv/bin/pip
 [ -x "$pip" ] || die "run bash .ci/setup first (the build uses the project's venv on the host)"
 step "the project's wheel and its aarch64 dependencies"
 rm -rf "$out"; mkdir -p "$out"
-"$pip" wheel --quiet --no-deps -w "$out" "$repo" 2>&1 | grep -v 'is ignored' >&2 || true
+# A normal (non-editable) wheel, built from a clean copy of what it is made of: setuptools puts whatever an earlier
+# build left in the tree's build/lib into a wheel, which could bring back the lab. The wheel leaves daemon.lab out
+# (pyproject.toml), so bench, soak and the evaluations are not on the card.
+src=$(mktemp -d); trap 'rm -rf "$src"' EXIT
+tar -C "$repo" --exclude=__pycache__ -cf - pyproject.toml README.md daemon hardware models/manifest.toml | tar -C "$src" -xf -
+"$pip" wheel --quiet --no-deps -w "$out" "$src" 2>&1 | grep -v 'is ignored' >&2 || true
 ls "$out"/talkbox-*.whl >/dev/null || die "building the talkbox wheel failed"
+"$repo/.venv/bin/python" - "$out"/talkbox-*.whl <<'PY' || die "the talkbox wheel carries the lab (daemon/lab)"
+import sys, zipfile
+sys.exit(any(name.startswith("daemon/lab/") for name in zipfile.ZipFile(sys.argv[1]).namelist()))
+PY
 # Requirements for the board: llama-cpp-python is cross-built (wheel-llama.sh), systemd-python comes from Debian.
 "$repo/.venv/bin/python" - "$repo/pyproject.toml" > "$out/requirements.txt" <<'PY'
 import re, sys, tomllib

@@ -69,7 +69,7 @@ def test_missing_display_and_button_are_warned_once_and_the_box_runs(
         listen=ListenConfig(follow_up_s=0.0),
     )
     question = tmp_path / "q.wav"
-    from daemon.cli.demo import speak_question
+    from daemon.box.rehearsal import speak_question
 
     speak_question(engines.tts, question, "How many days are in a week?")
     events: list[Event] = []
@@ -161,7 +161,7 @@ def test_status_and_ask_go_through_the_control_socket_while_the_box_runs(
         assert "state=idle" in (out := capsys.readouterr().out) and "saving=ok" in out
         assert main(["ask", "What is the capital of France?"]) == 0
         assert "Paris" in capsys.readouterr().out
-        assert engines.responder.remembered()  # the running box's model answered and remembers
+        assert engines.memory.remembered()  # the running box's model answered and remembers
     assert not (runtime / "control.sock").exists()
     assert main(["status"]) == 3
 

@@ -128,7 +128,7 @@ def running(path: Path, engines: Engines, **options: Any) -> Iterator[Box]:
 
 @pytest.fixture
 def box(sock_path: Path, quick_engines: Engines) -> Iterator[Box]:
-    quick_engines.responder.forget()
+    quick_engines.memory.forget()
     with running(sock_path, quick_engines) as started:
         yield started
 
@@ -136,7 +136,7 @@ def box(sock_path: Path, quick_engines: Engines) -> Iterator[Box]:
 @pytest.fixture
 def long_box(sock_path: Path, engines: Engines) -> Iterator[Box]:
     """A box whose model writes long answers (up to 200 tokens), to act while one is under way."""
-    engines.responder.forget()
+    engines.memory.forget()
     with running(sock_path, engines) as started:
         yield started
 
@@ -175,7 +175,7 @@ def test_the_first_token_arrives_before_the_answer_is_finished(long_box: Box) ->
 
 def test_status_reset_and_stop(box: Box, quick_engines: Engines, peer: Peer) -> None:
     assert "".join(ControlClient(box.path).ask(QUESTION))
-    assert quick_engines.responder.remembered()
+    assert quick_engines.memory.remembered()
     peer.send(b'{"cmd": "status"}\n{"cmd": "reset"}\n{"cmd": "stop"}\n')
     assert [peer.reply(), peer.reply(), peer.reply()] == [
         {"type": "status", **STATUS},
@@ -186,7 +186,7 @@ def test_status_reset_and_stop(box: Box, quick_engines: Engines, peer: Peer) -> 
     while not of(box.events, Notice):
         assert time.monotonic() < deadline, "the reset was never confirmed"
         time.sleep(0.02)
-    assert quick_engines.responder.remembered() == ()
+    assert quick_engines.memory.remembered() == ()
     client = ControlClient(box.path)
     assert client.status() == STATUS
     client.stop()

@@ -85,7 +85,7 @@ def open_chat(engines: Engines, json_mode: bool = False) -> Iterator[tuple[Seria
 
 @pytest.fixture
 def box(quick_engines: Engines) -> Iterator[Box]:
-    quick_engines.responder.forget()
+    quick_engines.memory.forget()
     with open_chat(quick_engines) as opened:
         yield opened
 
@@ -114,7 +114,7 @@ def test_a_question_is_a_turn_whose_answer_streams_on_one_line(box: Box) -> None
 
 
 def test_answer_is_written_piece_by_piece(engines: Engines) -> None:
-    engines.responder.forget()
+    engines.memory.forget()
     with open_chat(engines) as (_, term, keeper):
         term.send("Tell me a long story.\n")
         first = term.read_until(lambda b: len(b.split()) >= 2)
@@ -134,7 +134,7 @@ def test_status_reset_stop_speak_help(box: Box, quick_engines: Engines) -> None:
     _, term, keeper = box
     term.send(f"{QUESTION}\n")
     term.line()
-    assert quick_engines.responder.remembered()
+    assert quick_engines.memory.remembered()
     term.send("/status\n")
     assert term.line() == 'state=idle model="Smol LM" turns=3 muted=false'
     term.send("/RESET\n")
@@ -144,7 +144,7 @@ def test_status_reset_stop_speak_help(box: Box, quick_engines: Engines) -> None:
     term.send(f"{QUESTION}\n")
     term.line()
     assert of(keeper.events, TurnStarted)[-1].spoken_answer and of(keeper.events, SpeakingFinished)
-    assert quick_engines.responder.remembered()[0].question == QUESTION  # the reset forgot the first exchange
+    assert quick_engines.memory.remembered()[0].question == QUESTION  # the reset forgot the first exchange
     term.send("/help\n")
     listing = [term.line() for _ in range(6)]
     assert [entry.split()[0] for entry in listing] == ["/status", "/reset", "/stop", "/speak", "/json", "/help"]
@@ -224,7 +224,7 @@ def test_failed_answers_become_error_lines_and_the_chat_goes_on(box: Box) -> Non
 
 
 def test_stop_cancels_a_long_answer_promptly(engines: Engines) -> None:
-    engines.responder.forget()
+    engines.memory.forget()
     started = 0.0
     with open_chat(engines) as (_, term, keeper):
         term.send("Tell me a long story.\n")

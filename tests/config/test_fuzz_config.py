@@ -21,7 +21,7 @@ from tests.fuzzing import FUZZ
 
 SECTIONS = {f.name: type(getattr(Config(), f.name)) for f in dataclasses.fields(Config)}
 KEYS = {name: [f.name for f in dataclasses.fields(section)] for name, section in SECTIONS.items()}
-CODES = {"config-syntax", "config-invalid", "config-unknown-key", "config-unreadable"}
+CODES = {"config-syntax", "config-invalid", "config-unknown-key", "config-unreadable", "config-too-large"}
 
 
 def toml_value(value: Any) -> str:
@@ -102,6 +102,7 @@ def test_arbitrary_text(text: str) -> None:
 @FUZZ
 @given(text=documents())
 @example(text="[llm]\ntemperature = 1" + "0" * 400 + "\n")
+@example(text="[llm]\nseed = 1" + "0" * 5000 + "\n")  # more digits than Python converts
 @example(text='[llm]\nmodel = "\\u0000"\n')
 @example(text="[display]\ni2c_port = -5\n")
 @example(text="[display]\ndim_after_s = inf\n")

@@ -7,11 +7,12 @@ from pathlib import Path
 import pytest
 
 from daemon import config
+from daemon.config import file as config_file
 from daemon.errors import ConfigError
 
 
 def test_defaults_need_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(config, "DEFAULT_CONFIG_PATH", tmp_path / "absent.toml")
+    monkeypatch.setattr(config_file, "DEFAULT_CONFIG_PATH", tmp_path / "absent.toml")  # where load() reads it
     cfg = config.load(None)
     assert cfg.llm.context_tokens % 256 == 0
     assert cfg.models.profile == "dev"

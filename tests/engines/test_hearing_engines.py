@@ -15,8 +15,8 @@ from daemon.config import Config, ListenConfig, SttConfig, WakeConfig
 from daemon.engines.load import load_stt, load_vad, load_wake
 from daemon.engines.vad import SileroVad, WebRtcVad
 from daemon.errors import EXIT_CONFIG, ConfigError
-from daemon.evaluation import corpus
-from daemon.evaluation.noises import hum, music, white_noise
+from daemon.lab.evaluation import corpus
+from daemon.lab.evaluation.noises import hum, music, white_noise
 from daemon.ports import AUDIO_RATE_HZ, SpeechToText
 from tests.conftest import Speech, feed
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from daemon.config import LlmConfig
-from daemon.engines.llm import LlamaResponder
+from daemon.engines.llm import LlamaModel
 from daemon.errors import ConfigError
 from daemon.modelstore.gguf import read_header
 from daemon.modelstore.manifest import load_manifest, verify
@@ -16,7 +16,7 @@ from daemon.modelstore.quantize import quantize
 
 
 def test_answers_a_plain_question_in_its_own_chat_template(llm) -> None:  # type: ignore[no-untyped-def]
-    llm.forget()
+    llm.conversation.forget()
     pieces = list(llm.respond("What is the capital of France?"))
     answer = "".join(pieces)
     assert "Paris" in answer
@@ -26,25 +26,25 @@ def test_answers_a_plain_question_in_its_own_chat_template(llm) -> None:  # type
 
 
 def test_follow_up_uses_the_conversation(llm) -> None:  # type: ignore[no-untyped-def]
-    llm.forget()
+    llm.conversation.forget()
     "".join(llm.respond("What is the capital of France?"))
     before = llm.stats
     "".join(llm.respond("And how many people live there?"))
-    assert len(llm.remembered()) == 2
+    assert len(llm.conversation.remembered()) == 2
     # The remembered exchange is in the prompt, and its KV state was reused rather than re-evaluated.
     assert llm.stats.prompt_tokens > before.prompt_tokens
     assert llm.stats.evaluated_tokens < llm.stats.prompt_tokens
 
 
 def test_system_prompt_is_pre_evaluated(llm) -> None:  # type: ignore[no-untyped-def]
-    llm.forget()
+    llm.conversation.forget()
     llm.warm_up()
     "".join(llm.respond("Hello!"))
     assert llm.stats.evaluated_tokens < llm.stats.prompt_tokens // 2
 
 
 def test_cancel_stops_within_one_token(llm) -> None:  # type: ignore[no-untyped-def]
-    llm.forget()
+    llm.conversation.forget()
     cancel = threading.Event()
     after_cancel = []
     for i, piece in enumerate(llm.respond("Tell me a very long story about a dragon.", cancel)):
@@ -54,18 +54,18 @@ def test_cancel_stops_within_one_token(llm) -> None:  # type: ignore[no-untyped-
             cancel.set()
     assert after_cancel == []
     assert llm.stats.cancelled and llm.stats.answer_tokens <= 6
-    assert len(llm.remembered()) == 1  # the part that was produced is remembered, nothing more
+    assert len(llm.conversation.remembered()) == 1  # the part that was produced is remembered, nothing more
 
 
 @pytest.fixture(scope="module")
-def small_context(dev_config) -> LlamaResponder:  # type: ignore[no-untyped-def]
+def small_context(dev_config) -> LlamaModel:  # type: ignore[no-untyped-def]
     path = verify(load_manifest().get("smollm2-135m-instruct-q4_1"), Path("/unused"))
     cfg = LlmConfig(context_tokens=512, max_answer_tokens=48, max_question_tokens=64, seed=3, temperature=0.7)
-    return LlamaResponder(path, cfg)
+    return LlamaModel(path, cfg)
 
 
 @pytest.mark.slow
-def test_a_long_conversation_never_overflows_the_context(small_context: LlamaResponder) -> None:
+def test_a_long_conversation_never_overflows_the_context(small_context: LlamaModel) -> None:
     dropped = 0
     for i in range(14):
         answer = "".join(small_context.respond(f"Question {i}: tell me an interesting fact about number {i}."))
@@ -73,11 +73,11 @@ def test_a_long_conversation_never_overflows_the_context(small_context: LlamaRes
         assert answer.strip()
         assert s.prompt_tokens + 48 <= 512
         dropped += s.dropped_turns
-    assert dropped > 0 and len(small_context.remembered()) < 14
+    assert dropped > 0 and len(small_context.conversation.remembered()) < 14
 
 
-def test_an_over_long_question_is_cut_not_fatal(small_context: LlamaResponder) -> None:
-    small_context.forget()
+def test_an_over_long_question_is_cut_not_fatal(small_context: LlamaModel) -> None:
+    small_context.conversation.forget()
     long = "Why is the sky blue? " * 400
     fitted = small_context.fit_question(long)
     assert fitted.cut and fitted.tokens > 64 * 10 and fitted.kept_tokens == 64
@@ -85,7 +85,7 @@ def test_an_over_long_question_is_cut_not_fatal(small_context: LlamaResponder) -
     answer = "".join(small_context.respond(long))
     assert answer.strip()
     assert small_context.stats.prompt_tokens <= 512 - 48
-    assert small_context.remembered()[-1].question == fitted.text
+    assert small_context.conversation.remembered()[-1].question == fitted.text
     assert not small_context.fit_question("  Why is  the sky blue?").cut
 
 
@@ -95,7 +95,7 @@ def test_q4_k_m_quantized_model_loads_and_answers(dev_config, tmp_path: Path) ->
     result = quantize(src, tmp_path / "smollm2-q4_k_m.gguf", "Q4_K_M", threads=2)
     assert read_header(result.path).file_type == "Q4_K_M"
     assert result.source_type == "Q4_1"
-    q4km = LlamaResponder(result.path, dev_config.llm)
+    q4km = LlamaModel(result.path, dev_config.llm)
     assert "Paris" in "".join(q4km.respond("What is the capital of France?"))
 
 
@@ -103,4 +103,4 @@ def test_a_context_too_small_for_the_system_prompt_is_a_config_error() -> None:
     path = verify(load_manifest().get("smollm2-135m-instruct-q4_1"), Path("/unused"))
     cfg = LlmConfig(context_tokens=256, max_answer_tokens=100, max_question_tokens=100)
     with pytest.raises(ConfigError, match=r"llm.context_tokens = 256 is too small: the system prompt takes \d+"):
-        LlamaResponder(path, cfg)
+        LlamaModel(path, cfg)

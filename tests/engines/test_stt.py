@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from daemon.cli.wavfile import read_wav
+from daemon.box.wavfile import read_wav
 from daemon.engines.stt import VoskSpeechToText
 from daemon.modelstore.manifest import load_manifest, verify
 from daemon.ports import AUDIO_RATE_HZ

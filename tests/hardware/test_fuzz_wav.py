@@ -16,7 +16,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from daemon.box.audio import frames_of, open_source
-from daemon.cli.wavfile import read_wav
+from daemon.box.wavfile import read_wav
 from daemon.config import Config
 from daemon.errors import InputError
 from daemon.events import Event, EventBus

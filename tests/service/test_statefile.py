@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from daemon.config import Config, StateConfig, parse
+from daemon.engines.llm import LlamaModel
 from daemon.errors import ConfigError
 from daemon.events import Outcome, Trigger, TurnEnded, TurnStarted
-from daemon.ports import Engines, Exchange, Responder
+from daemon.ports import Engines, Exchange
 from daemon.service.statefile import (
     STATE_FILE,
     SavedState,
@@ -117,23 +118,23 @@ def test_an_unwritable_place_is_logged_once_and_never_raised(tmp_path: Path, cap
     assert store.last_error and len([r for r in caplog.records if "cannot save state" in r.getMessage()]) == 1
 
 
-def test_a_turn_saver_restores_and_saves_the_conversation(short_llm: Responder, tmp_path: Path) -> None:
-    short_llm.forget()
-    saver = TurnSaver(StateStore(tmp_path, keep_history=True), short_llm)
+def test_a_turn_saver_restores_and_saves_the_conversation(short_llm: LlamaModel, tmp_path: Path) -> None:
+    short_llm.conversation.forget()
+    saver = TurnSaver(StateStore(tmp_path, keep_history=True), short_llm.conversation)
     saver.restore()
-    short_llm.remember((Exchange("What is the capital of France?", "Paris."),))
+    short_llm.conversation.remember((Exchange("What is the capital of France?", "Paris."),))
     saver.on_event(TurnStarted(turn=1, trigger=Trigger.BUTTON))
     assert not (tmp_path / STATE_FILE).exists()
     saver.on_event(TurnEnded(turn=1, outcome=Outcome.ANSWERED))
-    short_llm.remember((Exchange("And of Spain?", "Madrid."),))
+    short_llm.conversation.remember((Exchange("And of Spain?", "Madrid."),))
     saver.on_event(TurnEnded(turn=2, outcome=Outcome.ANSWERED))
-    short_llm.forget()  # a restart begins with an empty model
-    TurnSaver(StateStore(tmp_path, keep_history=True), short_llm).restore()
-    assert short_llm.remembered() == (
+    short_llm.conversation.forget()  # a restart begins with an empty model
+    TurnSaver(StateStore(tmp_path, keep_history=True), short_llm.conversation).restore()
+    assert short_llm.conversation.remembered() == (
         Exchange("What is the capital of France?", "Paris."),
         Exchange("And of Spain?", "Madrid."),
     )
-    short_llm.forget()
+    short_llm.conversation.forget()
 
 
 def test_the_state_section_is_validated() -> None:
@@ -219,8 +220,8 @@ def test_a_full_disk_keeps_the_old_file_and_is_reported_not_raised(tmp_path: Pat
 def test_the_box_keeps_the_conversation_across_a_restart(engines: Engines, dev_config: Config, tmp_path: Path) -> None:
     import dataclasses
 
+    from daemon.box.rehearsal import speak_question
     from daemon.box.root import Box, RunOptions
-    from daemon.cli.demo import speak_question
     from daemon.config import ButtonConfig, DisplayConfig
 
     cfg = dataclasses.replace(
@@ -233,13 +234,13 @@ def test_the_box_keeps_the_conversation_across_a_restart(engines: Engines, dev_c
     question = speak_question(engines.tts, tmp_path / "q.wav", "What is the capital of France?")
     options = RunOptions(mic=str(question), speaker=str(tmp_path / "a.wav"), fast=True, control_socket=False)
     for _ in range(2):  # the second start restores what the first one saved
-        engines.responder.forget()  # a restart begins with an empty model
+        engines.memory.forget()  # a restart begins with an empty model
         with Box(cfg, options, engines) as box:
             box.run()
     saved = StateStore(tmp_path / "state", keep_history=True).load().history
-    assert len(saved) == 2 and engines.responder.remembered() == saved
+    assert len(saved) == 2 and engines.memory.remembered() == saved
     assert saved[0].question == saved[1].question and saved[0].answer
-    engines.responder.forget()
+    engines.memory.forget()
 
 
 def test_a_save_that_starts_failing_is_shown_once_and_its_recovery_too(tmp_path: Path) -> None:

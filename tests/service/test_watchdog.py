@@ -11,7 +11,7 @@ from typing import cast
 
 from daemon.config import ListenConfig
 from daemon.events import Event, Outcome, ThinkingStarted, TokenGenerated, TurnEnded
-from daemon.ports import Engines, Responder
+from daemon.ports import Engines, LanguageModel
 from daemon.service.notify import Notifier
 from daemon.service.watchdog import ProgressWatchdog
 from tests.conftest import Speech
@@ -61,8 +61,8 @@ def test_a_hung_engine_stops_the_pings_and_audio_alone_does_not_mask_it(
         0.1,
         budgets={"audio": 1.0, "stt": 2.0, "llm-first": 0.5, "llm": 0.5, "tts": 3.0},
     )
-    engines.responder.forget()
-    stalling = dataclasses.replace(engines, responder=cast(Responder, StallingModel(engines.responder)))
+    engines.memory.forget()
+    stalling = dataclasses.replace(engines, llm=cast(LanguageModel, StallingModel(engines.llm)))
     mic = ScriptedMic()
     mic.say(speech("Hey Jarvis."))
     mic.say(speech("What is the capital of France?", tail_s=1.0))

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from daemon.evaluation import skills as evaluation
+from daemon.lab.evaluation import skills as evaluation
 from daemon.skills import clock as clock_module
 from daemon.skills.calc import calculate, convert
 from daemon.skills.clock import BoxClock

@@ -40,7 +40,7 @@ def factory() -> Iterator[MockFactory]:
 
 @pytest.fixture(autouse=True)
 def fresh_conversation(engines: Engines) -> None:
-    engines.responder.forget()
+    engines.memory.forget()
 
 
 def press_for(factory: MockFactory, seconds: float) -> None:

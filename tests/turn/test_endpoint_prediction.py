@@ -132,8 +132,8 @@ def test_without_punctuation_a_missing_sentence_end_says_nothing() -> None:
 
 
 def test_prefilling_a_revised_transcript_rolls_the_cache_back_to_what_is_common(engines: Engines) -> None:
-    llm = engines.responder
-    llm.forget()
+    llm = engines.llm
+    engines.memory.forget()
     llm.warm_up()
     early = llm.prefill("What is the capital of Spain")  # a partial the recogniser later revised
     final = llm.prefill("What is the capital of France?")
@@ -142,7 +142,7 @@ def test_prefilling_a_revised_transcript_rolls_the_cache_back_to_what_is_common(
     stats = llm.stats
     assert "Paris" in answer and "Madrid" not in answer  # the answer is to the final words
     assert stats.evaluated_tokens < 8 < stats.prompt_tokens  # only the turn's closing tokens were left
-    llm.forget()
+    engines.memory.forget()
 
 
 def _turn(
@@ -154,7 +154,7 @@ def _turn(
         if isinstance(event, TurnEnded):
             mic.end()
 
-    engines.responder.forget()
+    engines.memory.forget()
     mic = ScriptedMic()
     mic.say(speech("Hey Jarvis.", lead_s=0.2, tail_s=0.2))
     for words, lead_s, tail_s in said:
@@ -197,9 +197,9 @@ def test_an_early_answer_to_words_the_user_then_extends_is_dropped_unheard(
     assert all(events.index(e) > ended for e in of(events, SpeakingStarted))  # nothing sounded before the end
     assert all(events.index(e) > ended for e in of(events, SentenceReady))  # nor was shown
     assert "paris" in of(events, AnswerFinished)[-1].text.lower()
-    remembered = engines.responder.remembered()  # the dropped answer left nothing behind
+    remembered = engines.memory.remembered()  # the dropped answer left nothing behind
     assert len(remembered) == 1 and "france" in remembered[0].question.lower()
-    engines.responder.forget()
+    engines.memory.forget()
 
 
 @pytest.mark.slow
@@ -210,8 +210,8 @@ def test_an_early_answer_to_the_final_words_is_kept(engines: Engines, speech: Sp
     assert of(events, AnswerKept) and not of(events, AnswerDropped)
     order = [type(e).__name__ for e in events if isinstance(e, ListeningEnded | ThinkingStarted | SpeakingStarted)]
     assert order == ["ListeningEnded", "ThinkingStarted", "SpeakingStarted"]
-    assert len(engines.responder.remembered()) == 1
-    engines.responder.forget()
+    assert len(engines.memory.remembered()) == 1
+    engines.memory.forget()
 
 
 @pytest.mark.slow
@@ -229,5 +229,5 @@ def test_a_question_judged_finished_is_answered_from_its_pause_and_spoken_only_a
     first_sound = of(events, SpeakingStarted)[0]
     assert events.index(first_sound) > events.index(ended)  # never a sound before the question is over
     assert first_sound.since_last_word_s > ended.after_last_voice_s
-    assert len(engines.responder.remembered()) == 1
-    engines.responder.forget()
+    assert len(engines.memory.remembered()) == 1
+    engines.memory.forget()

@@ -87,7 +87,7 @@ ANSWERED = [
 
 @pytest.fixture(autouse=True)
 def fresh_conversation(engines: Engines) -> None:
-    engines.responder.forget()
+    engines.memory.forget()
 
 
 @pytest.fixture
@@ -229,7 +229,7 @@ def test_button_barge_in_stops_speech_and_keeps_only_what_was_heard(
     assert finished.interrupted and finished.spoken and len(finished.spoken) < len(generated)
     assert generated.startswith(finished.spoken.split()[0])
     # The model remembers what the user heard, not what it had generated.
-    assert engines.responder.remembered()[-1].answer == finished.spoken
+    assert engines.memory.remembered()[-1].answer == finished.spoken
     assert of(events, TurnEnded)[0].outcome == "interrupted"
     assert person.state is State.IDLE
 
@@ -313,8 +313,9 @@ class TimedVoice:
 
 
 def answer_into(engines: Engines, sink: WavFileSink, tts: TimedVoice, question: str) -> None:
-    tts.answer = Answer(engines.responder, tts, sink, lambda _: None, 1, time.monotonic())
-    tts.answer.run(question)
+    with concurrent.futures.ThreadPoolExecutor(1) as voices:
+        tts.answer = Answer(engines.llm, engines.memory, tts, sink, lambda _: None, 1, time.monotonic(), voices=voices)
+        tts.answer.run(question)
 
 
 def test_later_sentences_are_synthesized_just_in_time(engines: Engines, tmp_path: Path) -> None:

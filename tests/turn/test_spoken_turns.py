@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from daemon.cli.demo import speak_question, spoken
-from daemon.cli.wavfile import read_wav
+from daemon.box.rehearsal import speak_question, spoken
+from daemon.box.wavfile import read_wav
 from daemon.config import ListenConfig
 from daemon.events import (
     AnswerFinished,
@@ -38,7 +38,7 @@ KEY_WORDS = {"how", "many", "days", "week"}
 
 @pytest.fixture(autouse=True)
 def fresh_conversation(llm) -> None:  # type: ignore[no-untyped-def]
-    llm.forget()
+    llm.conversation.forget()
 
 
 def words(text: str) -> set[str]:
@@ -107,7 +107,7 @@ def test_barge_in_keeps_only_what_was_spoken(engines: Engines, llm, tmp_path: Pa
     generated = of(events, AnswerFinished)[0].text  # type: ignore[attr-defined]
     assert len(finished.spoken) < len(speakable(generated))  # type: ignore[attr-defined]
     # The model remembers what the user heard, not what it had generated.
-    assert llm.remembered()[-1].answer == finished.spoken  # type: ignore[attr-defined]
+    assert llm.conversation.remembered()[-1].answer == finished.spoken  # type: ignore[attr-defined]
     answer_s = len(read_wav(tmp_path / "answer.wav", AUDIO_RATE_HZ)) / AUDIO_RATE_HZ
     assert answer_s < 1.5 + 0.2 + 0.5  # chime + 1.5 s of speech, then silence
 

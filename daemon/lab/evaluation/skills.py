@@ -1,0 +1,155 @@
+"""The skill-routing evaluation: each phrase typed and spoken, routed, and checked for skill and arguments."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from daemon.lab.evaluation.skill_phrases import PHRASES, Arg, Phrase
+from daemon.lab.evaluation.voices import Voice
+from daemon.ports import AUDIO_RATE_HZ, SpeechToText
+from daemon.skills.intents import SkillCall
+from hardware.audio import CHUNK_S
+
+Split = Literal["tune", "held-out"]
+Router = Callable[[str], SkillCall | None]
+GENERAL: Final = "none"
+
+
+def split(phrase: Phrase) -> Split:
+    """The phrase's half, from a stable hash of its text (about half each)."""
+    return "tune" if hashlib.sha256(phrase.text.encode("utf-8")).digest()[0] % 2 == 0 else "held-out"
+
+
+def tune(phrases: Sequence[Phrase] = PHRASES) -> tuple[Phrase, ...]:
+    """The phrases anything may be tuned on (and the only ones tests use)."""
+    return tuple(p for p in phrases if split(p) == "tune")
+
+
+def _same(expected: Arg, got: object) -> bool:
+    if isinstance(expected, float) and isinstance(got, int | float):
+        return math.isclose(expected, got, abs_tol=0.011)
+    if isinstance(expected, str) and isinstance(got, str):
+        return expected.lower() == got.lower()
+    if isinstance(expected, tuple):
+        return isinstance(got, tuple | list) and tuple(got) == expected
+    return expected == got
+
+
+def correct(phrase: Phrase, call: SkillCall | None) -> bool:
+    """True if `call` is the skill the phrase asks for, with every argument it must carry."""
+    if phrase.skill == GENERAL:
+        return call is None
+    return (
+        call is not None
+        and call.skill == phrase.skill
+        and all(_same(value, call.args.get(name)) for name, value in phrase.args.items())
+    )
+
+
+@dataclass(frozen=True)
+class Routed:
+    """One phrase as heard and routed."""
+
+    phrase: Phrase
+    mode: str
+    """"typed", or the voice that said it."""
+    heard: str
+    call: SkillCall | None
+    route_s: float
+
+    @property
+    def right(self) -> bool:
+        """Routed to the right skill with the right arguments (or to the language model, for a question)."""
+        return correct(self.phrase, self.call)
+
+
+def route_all(router: Router, said: Iterable[tuple[Phrase, str, str]]) -> list[Routed]:
+    """Route (phrase, mode, heard text) triples."""
+    rows = []
+    for phrase, mode, heard in said:
+        started = time.perf_counter()
+        call = router(heard)
+        rows.append(Routed(phrase, mode, heard, call, time.perf_counter() - started))
+    return rows
+
+
+def hear(stt: SpeechToText, audio: bytes) -> str:
+    """The final transcript of one utterance, streamed in the box's chunks."""
+    step = int(CHUNK_S * AUDIO_RATE_HZ) * 2
+    stream = stt.stream()
+    for k in range(0, len(audio), step):
+        stream.feed(audio[k : k + step])
+    return stream.finish().text
+
+
+def spoken(
+    phrases: Sequence[Phrase], voices: Sequence[Voice], stt: SpeechToText, say: Callable[[str], None]
+) -> Iterable[tuple[Phrase, str, str]]:
+    """Each phrase said by one voice in turn and heard by the box's recogniser."""
+    for i, phrase in enumerate(phrases):
+        voice = voices[i % len(voices)]
+        yield phrase, voice.name, hear(stt, voice.render(phrase.text).tobytes())
+        if (i + 1) % 50 == 0:
+            say(f"spoken {i + 1}/{len(phrases)}")
+
+
+def score(rows: Sequence[Routed]) -> dict[str, Any]:
+    """Skill requests routed right, questions wrongly taken by a skill, and the mistakes."""
+    skills = [r for r in rows if r.phrase.skill != GENERAL]
+    general = [r for r in rows if r.phrase.skill == GENERAL]
+    times = sorted(r.route_s for r in rows)
+    return {
+        "skill_requests": len(skills),
+        "routed_right": round(sum(r.right for r in skills) / max(1, len(skills)), 3),
+        "questions": len(general),
+        "questions_taken_by_a_skill": round(sum(not r.right for r in general) / max(1, len(general)), 3),
+        "route_ms_p50": round(1000 * times[len(times) // 2], 2) if times else 0.0,
+        "misses_by_skill": dict(Counter(r.phrase.skill for r in rows if not r.right)),
+        "mistakes": [
+            {
+                "said": r.phrase.text,
+                "heard": r.heard,
+                "want": r.phrase.skill,
+                "args": _plain(r.phrase.args),
+                "got": None if r.call is None else {"skill": r.call.skill, "args": _plain(r.call.args)},
+            }
+            for r in rows
+            if not r.right
+        ],
+    }
+
+
+def _plain(args: dict[str, Arg]) -> dict[str, object]:
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in args.items()}
+
+
+def report(rows: Sequence[Routed]) -> dict[str, Any]:
+    """Scores per mode (typed, spoken) and half."""
+    groups: dict[str, dict[str, list[Routed]]] = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        mode = "typed" if r.mode == "typed" else "spoken"
+        groups[mode][split(r.phrase)].append(r)
+    return {mode: {half: score(rs) for half, rs in sorted(halves.items())} for mode, halves in groups.items()}
+
+
+def table(result: dict[str, Any]) -> str:
+    """The report as a table: tune and held-out side by side."""
+    lines = [
+        f"{'router':<26}{'mode':<8}{'skill requests right, tune / held-out':>40}"
+        f"{'questions taken, tune / held-out':>36}"
+    ]
+    for router, modes in result.items():
+        for mode, halves in modes.items():
+            tune_s, held = halves.get("tune", {}), halves.get("held-out", {})
+            right = f"{tune_s.get('routed_right', 0):.1%} / {held.get('routed_right', 0):.1%}"
+            key = "questions_taken_by_a_skill"
+            taken = f"{tune_s.get(key, 0):.1%} / {held.get(key, 0):.1%}"
+            n = f"(n={tune_s.get('skill_requests', 0)}+{held.get('skill_requests', 0)})"
+            lines.append(f"{router:<26}{mode:<8}{right + ' ' + n:>40}{taken:>36}")
+    return "\n".join(lines)

@@ -1,0 +1,72 @@
+"""Plain answers to requests a skill understands but cannot do, and to questions the box cannot know offline."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from daemon.skills.amounts import digits
+from daemon.skills.calc import Impossible
+from daemon.skills.reminders import MAX_TIMER_DAYS, MIN_TIMER_S
+from daemon.skills.speech import say_number
+
+OFFLINE: Final = "I can't know that offline: I have no internet connection."
+NOT_ONLINE: Final = (
+    "I can't go online: I have no internet connection. Ask me anyway, and I'll answer from what I already know."
+)
+TIMER_LIMITS: Final = f"A timer has to be between {MIN_TIMER_S} second and {MAX_TIMER_DAYS} days."
+VOLUME_LIMITS: Final = "Volume goes from 0 to 100 percent."
+TOPICS: Final = frozenset({"weather", "news", "sport", "prices", "tv", "traffic", "travel", "opening", "online"})
+"""What the offline skill is asked about (the `topic` of TalkboxOffline in sentences.yaml)."""
+
+# NOTE: a place or team in an offline template makes it a question about now, unless it names another time or a
+# place nobody reports on: "the weather in spain in april" is the climate, "the score of the 1966 final" history,
+# "when do shops usually close" a custom, "the weather on mars" astronomy, "did you win today" no team at all.
+_NOT_NOW: Final = re.compile(
+    r"\b(1[0-9]{3}|20[0-9]{2}|usually|normally|typically|generally|on average|ever|first|last century|history|"
+    r"historically|climate|in (january|february|march|april|may|june|july|august|september|october|november|"
+    r"december|spring|summer|autumn|fall|winter)|(january|february|march|april|june|july|august|september|"
+    r"october|november|december)|spring|summer|autumn|winter|"
+    r"mars|venus|jupiter|saturn|mercury|neptune|uranus|pluto|the moon|the sun|space|planets?)\b"
+)
+_PRONOUNS: Final = frozenset({"i", "you", "we", "he", "she", "it", "they", "me", "us", "this", "that", "there"})
+
+
+def is_now(slot: str) -> bool:
+    """True if a place, team or show said in an offline template leaves the question about now."""
+    said = slot.strip().lower()
+    return bool(said) and said not in _PRONOUNS and _NOT_NOW.search(digits(said)) is None
+
+
+def is_amount(slot: str) -> bool:
+    """True if `slot` says an amount of something ("10 dollars", "a pound"), as an exchange rate's question does."""
+    return re.fullmatch(r"(?:an?|one|-?\d+(?:\.\d+)?)(?:\s+\w+){1,2}", digits(slot)) is not None
+
+
+def offline(topic: str) -> str:
+    """What the box says to a question only the internet could answer now."""
+    return NOT_ONLINE if topic == "online" else OFFLINE
+
+
+def off_the_clock(said: str) -> str:
+    """What the box says to a time no clock shows."""
+    return f"{said} isn't a time on the clock."
+
+
+def on_the_clock(hour: int, minute: int) -> bool:
+    """True if hour:minute is a time of day on the 24-hour clock."""
+    return 0 <= hour <= 23 and 0 <= minute <= 59
+
+
+def no_answer(why: str, number: float) -> str:
+    """What the box says to a sum it understands but cannot answer."""
+    match why:
+        case Impossible.DIVIDE_BY_ZERO:
+            return "I can't divide by zero."
+        case Impossible.NEGATIVE_ROOT:
+            return f"Minus {say_number(-number)} has no real square root."
+        case Impossible.NOT_A_FACTORIAL:
+            return "Only whole numbers from zero up have a factorial."
+        case Impossible.TOO_BIG:
+            return "That number is too big for me to say."
+    return "That has no real answer."

@@ -1,0 +1,50 @@
+"""What the fast tier's stand-ins are scripted to say, and how its tests read an answer's events."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from daemon.config import ListenConfig
+from daemon.events import Event
+from tests.harness import names
+
+QUICK: Final = ListenConfig(trailing_silence_s=0.5, no_speech_timeout_s=1.5, follow_up_s=0.0, chime=False)
+"""The real-engine tests' listening settings (tests/turn/test_keeper.py)."""
+WAIT_S: Final = 10.0
+"""The longest any fast test waits for anything."""
+SPEED: Final = 8.0
+"""The scripted microphone runs this many times faster than real time (the endpoint counts audio, not the clock)."""
+
+QUESTION: Final = "What is the capital of France?"
+ANSWER: Final = "Paris is the capital of France. It lies on the Seine."
+SPAIN: Final = "And what is the capital of Spain?"
+SPAIN_ANSWER: Final = "Madrid is the capital of Spain."
+STORY: Final = "Tell me a long story about a brave dragon."
+STORY_ANSWER: Final = " ".join(
+    [
+        "Once upon a time a brave dragon lived in the hills above a quiet village.",
+        "Every morning she flew over the river to watch the fishing boats come home.",
+        "One winter a great storm trapped the boats far out on the dark water.",
+        "The dragon flew into the wind and carried every boat back to the shore.",
+        "The village cheered and baked her a honey cake as big as a barn.",
+        "From that day on the children climbed the hills to hear her stories.",
+    ]
+)
+ANSWERS: Final = {QUESTION: ANSWER, SPAIN: SPAIN_ANSWER, STORY: STORY_ANSWER}
+
+
+def shape(events: list[Event]) -> list[str]:
+    """names() with the generating thread's events checked apart: each sentence ready before it is spoken, the
+    answer finished after its last sentence; the SentenceReady events are then listed right after ThinkingStarted.
+
+    (Generation and speech run on their own threads: a later sentence may be ready before or after the first is
+    spoken, as in tests/turn/test_keeper.py.)
+    """
+    got = names(events)
+    ready = [i for i, name in enumerate(got) if name == "SentenceReady"]
+    spoken = [i for i, name in enumerate(got) if name == "SentenceSpoken"]
+    assert ready and all(r < s for r, s in zip(ready, spoken, strict=False)), got
+    assert got.index("AnswerFinished") > max(ready), got
+    rest = [name for name in got if name not in ("SentenceReady", "AnswerFinished")]
+    at = rest.index("ThinkingStarted") + 1
+    return [*rest[:at], *["SentenceReady"] * len(ready), *rest[at:]]

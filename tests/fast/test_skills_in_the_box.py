@@ -1,0 +1,292 @@
+"""Skills inside the box's one assembly, on the stand-in engines: sums, units, the clock (honest when it is not
+trusted), a tool call, "repeat that", timers that ring at the speak stage until stopped, a spoken skill request,
+and `talkbox ask` with no box running."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import re
+import threading
+import time
+from collections.abc import Callable, Coroutine, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+from daemon.box.asking import ask_here
+from daemon.box.assembly import Assembly, assembled
+from daemon.box.audio import frames_of
+from daemon.config import Config, SkillsConfig, StateConfig
+from daemon.events import (
+    AnswerStartedEarly,
+    EndJudged,
+    Event,
+    EventBus,
+    ListeningEnded,
+    Ringing,
+    SkillCalled,
+    SpeakingFinished,
+    Trigger,
+    TurnEnded,
+    TurnStarted,
+)
+from daemon.ports import Engines
+from daemon.skills import clock
+from daemon.skills.skills import UNSET_CLOCK
+from daemon.turn.keeper import State, TurnKeeper
+from daemon.turn.run import TurnResult
+from hardware.audio import WavFileSink
+from tests.fast.script import ANSWER, QUESTION, QUICK, SPEED, WAIT_S
+from tests.harness import names, of
+from tests.inprocess import (
+    ScriptedModel,
+    ScriptedRecogniser,
+    ToneVoice,
+    silence,
+    stand_in_engines,
+    voice,
+    wake_marker,
+)
+from tests.mic import ScriptedMic
+
+T = TypeVar("T")
+
+
+class AssembledBox:
+    """The box's one assembly (daemon.box.assembly) on an event loop of its own thread, as the box runs it."""
+
+    def __init__(self, config: Config, engines: Engines, tmp_path: Path) -> None:
+        self.events: list[Event] = []
+        bus = EventBus()
+        bus.subscribe(self.events.append)
+        self._sink = WavFileSink(tmp_path / "speaker.wav", engines.tts.sample_rate_hz)
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="test-loop", daemon=True)
+        self._thread.start()
+        self._stack = contextlib.AsyncExitStack()
+        state = tmp_path / "state"
+        box = assembled(config, engines, self._sink, bus, state_dir=state)
+        self.parts: Assembly = self.on_loop(self._stack.enter_async_context(box))
+
+    def on_loop(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run `coroutine` on the box's loop and wait for it."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(WAIT_S)
+
+    def ask(self, question: str, speak: bool = False) -> TurnResult:
+        """A typed question, as the control socket asks it; its turn's result."""
+        return self.parts.keeper.ask(question, Trigger.SOCKET, speak=speak).result(WAIT_S)
+
+    def until(self, happened: Callable[[], object], what: str) -> None:
+        """Wait until `happened()` is true."""
+        deadline = time.monotonic() + WAIT_S
+        while not happened():
+            assert time.monotonic() < deadline, f"{what} not in time; events: {names(self.events)}"
+            time.sleep(0.01)
+
+    def close(self) -> None:
+        """Leave the assembly (the turn under way finishes), stop the loop."""
+        self.on_loop(self._stack.aclose())
+        self.on_loop(_tasks_ended())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(WAIT_S)
+        self.loop.close()
+        self._sink.close()
+
+
+async def _tasks_ended() -> None:
+    """Let the tasks the assembly cancelled on its way out (the alarm clock) end, as asyncio.run() does."""
+    tasks = asyncio.all_tasks() - {asyncio.current_task()}
+    await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), WAIT_S)
+
+
+def box_config(tmp_path: Path, **skills: Any) -> Config:
+    """Defaults, but the quick listening of the real-engine tests and a state directory of the test's own."""
+    return Config(
+        listen=QUICK,
+        state=StateConfig(dir=str(tmp_path / "state")),
+        skills=SkillsConfig(**{"trust_clock": "system", "ring_s": 5.0, **skills}),
+    )
+
+
+@pytest.fixture
+def box(stand_ins: Engines, tmp_path: Path) -> Iterator[AssembledBox]:
+    opened = AssembledBox(box_config(tmp_path), stand_ins, tmp_path)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def skill_calls(events: list[Event]) -> list[tuple[str, dict[str, object], str, str]]:
+    return [(e.skill, e.args, e.by, e.reply) for e in of(events, SkillCalled)]
+
+
+def test_a_sum_is_answered_by_its_skill_and_never_by_the_model(box: AssembledBox, model: ScriptedModel) -> None:
+    result = box.ask("what is 17 times 23")
+    assert (result.outcome, result.answer) == ("answered", "That's 391.")
+    assert skill_calls(box.events) == [("calculate", {"value": 391.0}, "template", "That's 391.")]
+    assert names(box.events) == ["TurnStarted", "ThinkingStarted", "SkillCalled", "AnswerFinished", "TurnEnded"]
+    assert model.asked == []
+
+
+def test_a_conversion_is_answered_by_its_skill(box: AssembledBox, model: ScriptedModel) -> None:
+    result = box.ask("how many meters in 2 kilometers")
+    assert result.answer == "2 kilometres is 2000 metres."
+    args = {"value": 2000.0, "unit": "metre", "amount": 2.0, "from_unit": "kilometre"}
+    assert skill_calls(box.events) == [("convert", args, "template", result.answer)]
+    assert model.asked == []
+
+
+def test_a_question_no_skill_takes_goes_to_the_model(box: AssembledBox, model: ScriptedModel) -> None:
+    assert box.ask(QUESTION).answer == ANSWER
+    assert model.asked == [QUESTION] and of(box.events, SkillCalled) == []
+
+
+def test_a_skill_answer_may_be_spoken(box: AssembledBox, voice: ToneVoice) -> None:
+    result = box.ask("what is 17 times 23", speak=True)
+    assert [(e.spoken, e.interrupted) for e in of(box.events, SpeakingFinished)] == [("That's 391.", False)]
+    assert voice.said == ["That's 391."] and result.outcome == "answered"
+
+
+def test_repeat_that_says_the_last_answer_again(box: AssembledBox, model: ScriptedModel) -> None:
+    box.ask(QUESTION)
+    assert box.ask("repeat that").answer == ANSWER
+    assert box.ask("repeat that").answer == ANSWER  # "repeat" never becomes the last answer itself
+    assert [call[0] for call in skill_calls(box.events)] == ["repeat", "repeat"]
+    assert model.asked == [QUESTION]
+
+
+def test_the_clock_is_stated_when_trusted(box: AssembledBox) -> None:
+    answer = box.ask("what time is it").answer
+    assert re.fullmatch(r"It's .+\.", answer) and answer != UNSET_CLOCK
+
+
+def test_the_clock_is_honest_when_nothing_vouches_for_it(
+    stand_ins: Engines, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(clock, "ntp_synchronised", lambda: False)  # no network
+    monkeypatch.setattr(clock, "rtc_set_the_clock", lambda *_: False)  # no real-time clock
+    box = AssembledBox(box_config(tmp_path, trust_clock="auto"), stand_ins, tmp_path)
+    try:
+        assert box.ask("what time is it").answer == UNSET_CLOCK
+        alarm = box.ask("set an alarm for 7 am").answer
+        assert alarm.startswith("Alarm set for") and "can't ring until my clock is set" in alarm
+    finally:
+        box.close()
+    assert [call[0] for call in skill_calls(box.events)] == ["time", "alarm_set"]
+
+
+def test_the_model_may_choose_a_skill_no_template_matched(tmp_path: Path) -> None:
+    request = "could you make it a bit quieter for me"
+    model = ScriptedModel(tool_lines={request: "volume_down"})
+    box = AssembledBox(box_config(tmp_path, tool_calls=True), stand_in_engines(model), tmp_path)
+    try:
+        assert box.ask(request).answer == "Volume 90."
+        assert box.ask("could you tell me a joke").answer == "You said: could you tell me a joke"
+        assert box.parts.sink.level == 90
+    finally:
+        box.close()
+    assert skill_calls(box.events) == [("volume", {"action": "down"}, "tool-call", "Volume 90.")]
+    assert model.tool_requests == [request]  # the joke names no skill: never sent to the tool call
+    assert model.asked == ["could you tell me a joke"]
+
+
+def test_a_timer_rings_at_the_speak_stage_until_a_typed_stop(box: AssembledBox, voice: ToneVoice) -> None:
+    started = box.ask("set a tea timer for 1 second")
+    assert started.answer == "A tea timer for 1 second, starting now."
+    box.until(lambda: of(box.events, Ringing), "the timer's ring")
+    assert box.ask("stop").answer == ""  # a typed line silences the ring, as the button does
+    ring_turn = next(e.turn for e in of(box.events, TurnStarted) if e.trigger is Trigger.REMINDER)
+    ring = [type(e).__name__ for e in box.events if e.turn == ring_turn]
+    assert ring == ["TurnStarted", "Ringing", "BargeIn", "TurnEnded"]  # no listening, no thinking: it only sounds
+    assert [e.outcome for e in of(box.events, TurnEnded) if e.turn == ring_turn] == ["interrupted"]
+    assert of(box.events, Ringing)[0].label == "tea timer"
+    assert "Your tea timer is done." in voice.said
+    assert [call[0] for call in skill_calls(box.events)] == ["timer_start", "stop"]
+    skills = box.parts.skills
+    assert skills is not None and skills.reminders.timers() == []  # rung once, and gone
+
+
+def test_a_ring_is_a_turn_of_its_own_that_a_stop_ends(box: AssembledBox, voice: ToneVoice) -> None:
+    keeper = box.parts.keeper
+
+    async def ring(text: str, label: str) -> bool:
+        return keeper.ring(text, label)
+
+    assert box.on_loop(ring("Your egg timer is done.", "egg timer"))
+    assert not box.on_loop(ring("Another one.", "second timer"))  # the box is busy: it rings later
+    box.until(lambda: voice.said, "the ring's words")
+    keeper.stop_speaking()
+    box.until(lambda: of(box.events, TurnEnded), "the ring's end")
+    assert [(e.turn, e.outcome) for e in of(box.events, TurnEnded)] == [(1, "interrupted")]
+    assert [e.label for e in of(box.events, Ringing)] == ["egg timer"]
+    assert keeper.state is State.IDLE and keeper.last_answer == ""  # a ring is not an answer to repeat
+
+
+def test_a_spoken_skill_request_ends_sooner_and_is_never_answered_early(
+    stand_ins: Engines, recogniser: ScriptedRecogniser, model: ScriptedModel, tmp_path: Path
+) -> None:
+    recogniser.will_hear("what is 17 times 23")
+    box = AssembledBox(box_config(tmp_path), stand_ins, tmp_path)
+    mic = ScriptedMic(speed=SPEED)
+    mic.say(silence(0.3))
+    mic.say(wake_marker())
+    mic.say(voice(5))
+    try:
+        hearing = asyncio.run_coroutine_threadsafe(
+            box.parts.keeper.hear(frames_of(mic, box.parts.keeper.listener)), box.loop
+        )
+        box.until(lambda: of(box.events, TurnEnded), "the spoken turn's end")
+        mic.end()
+        hearing.result(WAIT_S)
+    finally:
+        mic.close()
+        box.close()
+    assert [e.complete for e in of(box.events, EndJudged)] == [True]  # a whole command...
+    ended = of(box.events, ListeningEnded)[0]
+    assert ended.reason == "silence" and ended.after_last_voice_s < QUICK.trailing_silence_s  # ...ends sooner
+    assert of(box.events, AnswerStartedEarly) == []  # a skill acts only once the question is over
+    assert skill_calls(box.events) == [("calculate", {"value": 391.0}, "template", "That's 391.")]
+    assert [(e.spoken, e.interrupted) for e in of(box.events, SpeakingFinished)] == [("That's 391.", False)]
+    assert model.asked == [] and model.prefilled  # the words went into the cache, the answer never to the model
+
+
+def test_ask_with_no_box_running_answers_through_the_same_assembly(stand_ins: Engines, tmp_path: Path) -> None:
+    events: list[Event] = []
+    config = box_config(tmp_path)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        sum_ = pool.submit(ask_here, config, stand_ins, "what is 17 times 23", subscribers=(events.append,))
+        assert sum_.result(WAIT_S).answer == "That's 391."
+        wav = tmp_path / "answer.wav"
+        asked = pool.submit(ask_here, config, stand_ins, QUESTION, wav=wav, subscribers=(events.append,))
+        assert asked.result(WAIT_S).answer == ANSWER
+    assert [(e.trigger, e.spoken_answer) for e in of(events, TurnStarted)] == [
+        (Trigger.COMMAND, False),
+        (Trigger.COMMAND, True),
+    ]
+    assert [e.spoken for e in of(events, SpeakingFinished)] == [ANSWER]
+    assert wav.stat().st_size > 44  # the spoken answer, in the WAV file
+    assert [e.skill for e in of(events, SkillCalled)] == ["calculate"]
+
+
+def test_a_ring_nobody_stops_ends_by_itself(stand_ins: Engines, tmp_path: Path) -> None:
+    events: list[Event] = []
+    bus = EventBus()
+    bus.subscribe(events.append)
+
+    async def main() -> None:
+        with WavFileSink(tmp_path / "speaker.wav", stand_ins.tts.sample_rate_hz) as sink:
+            keeper = TurnKeeper(stand_ins, sink, QUICK, bus, ring_s=0.3)
+            keeper.start()
+            ended = asyncio.Event()
+            bus.subscribe(lambda e: ended.set() if isinstance(e, TurnEnded) else None)
+            assert keeper.ring("Your tea is ready.", "tea")
+            await asyncio.wait_for(ended.wait(), WAIT_S)
+            await asyncio.wait_for(keeper.close(), WAIT_S)
+
+    asyncio.run(main())
+    assert names(events) == ["TurnStarted", "Ringing", "TurnEnded"]
+    assert [e.outcome for e in of(events, TurnEnded)] == ["answered"]  # rang its time out: nobody interrupted it

@@ -1,0 +1,290 @@
+"""Honest answers, never a guess: a request a skill understands but cannot do gets the skill's own plain answer, a
+question only the internet could answer gets "I can't know that offline", and general questions still reach the
+language model."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from daemon.skills.clock import BoxClock
+from daemon.skills.honest import NOT_ONLINE, OFFLINE, TIMER_LIMITS, VOLUME_LIMITS
+from daemon.skills.intents import match
+from daemon.skills.reminders import MAX_TIMER_S, MIN_TIMER_S
+from daemon.skills.skills import Reply, Skills
+from daemon.turn.volume import VolumeSink
+
+
+class _Quiet:
+    """A speaker that keeps nothing (the volume is what is tested)."""
+
+    def play(self, pcm: bytes, rate_hz: int, on_start: object = None) -> None: ...
+    def stop(self) -> float:
+        return 1.0
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return True
+
+    def close(self) -> None: ...
+
+
+def _skills() -> Skills:
+    return Skills(BoxClock("system"), VolumeSink(_Quiet()), "boot-a", now_boot=lambda: 1000.0)
+
+
+def _asked(skills: Skills, said: str) -> tuple[str, Reply]:
+    """The skill `said` is routed to and its reply; fails when no skill takes it."""
+    call = match(said)
+    assert call is not None, f"no skill took {said!r}: it would go to the language model"
+    return call.skill, skills.run(call)
+
+
+TIME_OFF_THE_CLOCK = "isn't a time on the clock."
+
+IMPOSSIBLE = [
+    # Division by zero.
+    ("what is 5 divided by 0", "calculate", "I can't divide by zero."),
+    ("what's ten divided by zero", "calculate", "I can't divide by zero."),
+    ("calculate 7 / 0", "calculate", "I can't divide by zero."),
+    ("what is three over zero", "calculate", "I can't divide by zero."),
+    ("what is zero divided by zero", "calculate", "I can't divide by zero."),
+    # Roots of negatives.
+    ("what is the square root of minus 4", "calculate", "Minus 4 has no real square root."),
+    ("square root of negative nine", "calculate", "Minus 9 has no real square root."),
+    ("what's the square root of -16", "calculate", "Minus 16 has no real square root."),
+    # Results too large to say, never computed.
+    ("what is 9 to the power of 999", "calculate", "That number is too big for me to say."),
+    ("what is 10 to the power of 50", "calculate", "That number is too big for me to say."),
+    ("what is a million factorial", "calculate", "That number is too big for me to say."),
+    ("what's a billion times a billion", "calculate", "That number is too big for me to say."),
+    ("what is 2.5 factorial", "calculate", "Only whole numbers from zero up have a factorial."),
+    # Timers of zero, negative or absurd length.
+    ("set a timer for minus 5 minutes", "timer_start", TIMER_LIMITS),
+    ("set a timer for negative ten seconds", "timer_start", TIMER_LIMITS),
+    ("set a timer for 0 minutes", "timer_start", TIMER_LIMITS),
+    ("timer for zero seconds", "timer_start", TIMER_LIMITS),
+    ("set a timer for 500 hours", "timer_start", TIMER_LIMITS),
+    ("set a timer for a year", "timer_start", TIMER_LIMITS),
+    ("set a 1000 hour timer", "timer_start", TIMER_LIMITS),
+    # Impossible clock times.
+    ("set an alarm for 25:99", "alarm_set", f"25:99 {TIME_OFF_THE_CLOCK}"),
+    ("wake me up at 25:99", "alarm_set", f"25:99 {TIME_OFF_THE_CLOCK}"),
+    ("set an alarm for seven seventy", "alarm_set", f"7:70 {TIME_OFF_THE_CLOCK}"),
+    ("wake me up at nineteen pm", "alarm_set", f"19 pm {TIME_OFF_THE_CLOCK}"),
+    ("set an alarm at 25 o'clock", "alarm_set", f"25:00 {TIME_OFF_THE_CLOCK}"),
+    ("set the time to 25:99", "set_time", f"25:99 {TIME_OFF_THE_CLOCK}"),
+    ("cancel the alarm at 7:70", "alarm_cancel", f"7:70 {TIME_OFF_THE_CLOCK}"),
+    # Volume outside 0-100.
+    ("set the volume to 500 percent", "volume", VOLUME_LIMITS),
+    ("volume 150", "volume", VOLUME_LIMITS),
+    ("set the volume to minus 5", "volume", VOLUME_LIMITS),
+    ("turn the volume to 200%", "volume", VOLUME_LIMITS),
+    ("set the volume to eleven out of ten", "volume", VOLUME_LIMITS),
+    # A timer or alarm that does not exist.
+    ("how long is left on the pasta timer", "timer_left", "There is no pasta timer."),
+    ("cancel the pasta timer", "timer_cancel", "There is no pasta timer."),
+    ("how much time is left on the timer", "timer_left", "No timers are running."),
+    ("cancel the 7:30 alarm", "alarm_cancel", "There is no alarm at seven thirty am."),
+    ("cancel the alarm at 7:30", "alarm_cancel", "There is no alarm at seven thirty am."),
+    ("cancel my alarm", "alarm_cancel", "No alarms are set."),
+]
+
+
+@pytest.mark.parametrize(("said", "skill", "reply"), IMPOSSIBLE)
+def test_an_impossible_request_gets_the_skills_plain_answer_and_changes_nothing(
+    said: str, skill: str, reply: str
+) -> None:
+    skills = _skills()
+    volume = skills.settings()
+    assert _asked(skills, said) == (skill, Reply(reply))
+    assert len(skills.reminders) == 0 and skills.settings() == volume  # nothing set, nothing changed
+
+
+def test_the_timer_limits_said_are_the_limits_kept() -> None:
+    skills = _skills()
+    assert TIMER_LIMITS == "A timer has to be between 1 second and 7 days."
+    assert (MIN_TIMER_S, MAX_TIMER_S) == (1, 7 * 86400)
+    assert _asked(skills, "set a timer for 1 second")[1].text == "A timer for 1 second, starting now."
+    assert _asked(skills, "set a timer for 7 days")[1].text == "A timer for 7 days, starting now."
+    assert _asked(skills, "set a timer for 8 days")[1].text == TIMER_LIMITS
+    assert [t.seconds for t in skills.reminders.timers()] == [1, MAX_TIMER_S]
+
+
+def test_a_timer_or_alarm_that_exists_is_still_found_and_cancelled() -> None:
+    skills = _skills()
+    _asked(skills, "set a pasta timer for 8 minutes")
+    _asked(skills, "set an alarm for 7:30 am")
+    assert _asked(skills, "cancel the tea timer")[1].text == "There is no tea timer."
+    assert _asked(skills, "cancel the 8:30 alarm")[1].text == "There is no alarm at eight thirty am."
+    assert _asked(skills, "cancel the pasta timer")[1].text == "Pasta timer cancelled."
+    assert _asked(skills, "cancel the 7:30 alarm")[1].text == "Alarm cancelled."
+    assert len(skills.reminders) == 0
+
+
+def test_a_volume_in_range_is_still_set() -> None:
+    skills = _skills()
+    assert _asked(skills, "set the volume to 500 percent")[1].text == VOLUME_LIMITS
+    assert skills.volume.level == 100
+    assert _asked(skills, "set the volume to fifty percent")[1] == Reply("Volume 50.", changed=True)
+    assert _asked(skills, "set the volume to 0 percent")[1].text == "Volume 0."
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "what is a billion factorial",
+        "what is 9 to the power of 9 to the power of 9",
+        "what is 99999 to the power of 99999",
+    ],
+)
+def test_a_huge_sum_is_refused_at_once_never_computed(said: str) -> None:
+    started = time.monotonic()
+    assert _asked(_skills(), said)[1].text == "That number is too big for me to say."
+    assert time.monotonic() - started < 1.0  # a billion factorial would never finish
+
+
+def test_sums_in_range_are_still_exact() -> None:
+    skills = _skills()
+    assert _asked(skills, "what is 5 factorial")[1].text == "That's 120."
+    assert _asked(skills, "what is 10 to the power of 14")[1].text == "That's 100000000000000."
+    assert _asked(skills, "what is 0 divided by 5")[1].text == "That's 0."
+    assert _asked(skills, "what is the square root of 16")[1].text == "That's 4."
+
+
+OFFLINE_QUESTIONS = [
+    ("what is the weather like tomorrow", "weather"),
+    ("what's the weather", "weather"),
+    ("what's the weather like in paris", "weather"),
+    ("is it going to rain tomorrow", "weather"),
+    ("will it snow this weekend", "weather"),
+    ("is it raining in glasgow", "weather"),
+    ("what's the temperature outside", "weather"),
+    ("do I need an umbrella today", "weather"),
+    ("what's the forecast for the weekend", "weather"),
+    ("what's the news", "news"),
+    ("read me the headlines", "news"),
+    ("what's happening in the world today", "news"),
+    ("who won the game last night", "sport"),
+    ("what's the score", "sport"),
+    ("did arsenal win last night", "sport"),
+    ("what time is the game", "sport"),
+    ("what are the football results", "sport"),
+    ("what's the price of gold", "prices"),
+    ("how much is bitcoin worth", "prices"),
+    ("how is the stock market doing today", "prices"),
+    ("what's the apple share price", "prices"),
+    ("how much is 10 euros in dollars", "prices"),
+    ("how many dollars in a pound", "prices"),
+    ("what's on tv tonight", "tv"),
+    ("what time is doctor who on", "tv"),
+    ("how's the traffic on the m25", "traffic"),
+    ("is there any traffic this morning", "traffic"),
+    ("is my train delayed", "travel"),
+    ("when is the next train to london", "travel"),
+    ("is tesco open today", "opening"),
+    ("what time does the bank close today", "opening"),
+]
+
+
+@pytest.mark.parametrize(("said", "topic"), OFFLINE_QUESTIONS)
+def test_a_question_only_the_internet_could_answer_is_answered_honestly(said: str, topic: str) -> None:
+    call = match(said)
+    assert call is not None and call.args == {"topic": topic}
+    assert _asked(_skills(), said) == ("offline", Reply(OFFLINE))
+
+
+@pytest.mark.parametrize(
+    "said", ["search the internet for cheap flights", "look it up online", "are you connected to the internet"]
+)
+def test_asked_to_go_online_it_says_what_it_can_do_instead(said: str) -> None:
+    reply = _asked(_skills(), said)[1].text
+    assert reply == NOT_ONLINE
+    assert reply.startswith("I can't go online: I have no internet connection.") and "what I already know" in reply
+
+
+def test_a_conversion_in_pounds_is_still_a_conversion_not_an_exchange_rate() -> None:
+    assert _asked(_skills(), "how much is 5 kilos in pounds") == ("convert", Reply("5 kilograms is 11.02 pounds."))
+
+
+GENERAL = (
+    "what is the capital of France",
+    "how far is the moon",
+    "who wrote Hamlet",
+    "what is the distance to the sun",
+    "how many legs does a spider have",
+    "spell necessary",
+    "what is the boiling point of water",
+    "why is the sky blue",
+    "what causes rain",
+    "what is weather",
+    "what's the difference between weather and climate",
+    "how do hurricanes form",
+    "what's the weather like in spain in april",
+    "what is the weather like on mars",
+    "what was the weather like during the last ice age",
+    "how do weather forecasts work",
+    "is it cold in antarctica",
+    "is it safe to fly in a thunderstorm",
+    "what is the temperature of the sun",
+    "how hot is the sun",
+    "what is the coldest place on earth",
+    "what is the square root of a negative number",
+    "why can't you divide by zero",
+    "what happens if you divide by zero",
+    "what is infinity divided by zero",
+    "what is the biggest number",
+    "what is a negative number",
+    "why is minus times minus plus",
+    "is zero a number",
+    "who won the world cup in 1966",
+    "what was the score in the 1966 world cup final",
+    "who won the space race",
+    "who won the battle of hastings",
+    "how many minutes in a football match",
+    "how long is a football match",
+    "how many players are in a rugby team",
+    "what is the highest score in cricket",
+    "when was the stock market crash of 1929",
+    "how does the stock market work",
+    "what time does the stock market open",
+    "what is a stock",
+    "what is bitcoin",
+    "why is gold so valuable",
+    "how is the price of oil decided",
+    "what is the price elasticity of demand",
+    "why do prices go up",
+    "why is the pound called sterling",
+    "how many euros are there in circulation",
+    "who invented television",
+    "when was television invented",
+    "how do traffic lights work",
+    "why is there so much traffic in london",
+    "when did the first train run",
+    "how fast does a train go",
+    "what time does the sun set",
+    "what time zone is new york in",
+    "what is the time complexity of quicksort",
+    "what is a timer",
+    "who invented the alarm clock",
+    "what is the volume of a sphere",
+    "what is the speed of light",
+    "how old is the earth",
+    "how much does an elephant weigh",
+    "how long does it take to boil an egg",
+    "tell me a joke",
+    "what's the plural of octopus",
+    "what is the sun made of",
+    "what is the population of the world",
+    "what is a leap year",
+    "how do you set a table",
+)
+"""General questions, many worded near a skill or the offline topics: each is for the language model. Written
+before the offline templates were and kept as written (at first 2 of the 70 were taken: "is it cold in antarctica",
+"how many euros are there in circulation"; the templates were narrowed, not the list)."""
+
+
+def test_general_questions_still_reach_the_language_model() -> None:
+    assert len(GENERAL) >= 30
+    taken = {said: call for said in GENERAL if (call := match(said)) is not None}
+    assert taken == {}  # the issue's bound is 2 %; none is taken
