@@ -14,7 +14,8 @@ from daemon.turn.sentences import SentenceSplitter
 from daemon.turn.speakable import speakable
 
 WAKE_PHRASE: Final = "Hey Jarvis."
-QUESTION: Final = "What is the capital of France?"
+QUESTION: Final = "What do plants need to grow?"
+"""The demo's question: one for the language model (a capital would be answered by the facts, a skill)."""
 PAUSE_S: Final = 0.25
 
 

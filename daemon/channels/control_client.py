@@ -131,8 +131,15 @@ class _Connection:
         self._sock.settimeout(seconds)
 
     def send(self, request: dict[str, object]) -> None:
-        """Send one request line."""
-        self._sock.sendall(json.dumps(request).encode() + b"\n")
+        """Send one request line; a daemon that refused the connection (busy) says why, as an error reply."""
+        try:
+            self._sock.sendall(json.dumps(request).encode() + b"\n")
+        except OSError as err:
+            # NOTE: a daemon with every place taken writes its refusal and closes before our line goes out: the
+            # refusal is still there to read, and says more than the broken pipe.
+            with contextlib.suppress(OSError):
+                self.receive_or_end()
+            raise TalkboxError("control-connection-lost", f"the connection to {self._path} broke: {err}") from err
 
     def receive(self) -> dict[str, object]:
         """The next reply; raise TalkboxError for an error reply, a silent daemon or a closed connection."""

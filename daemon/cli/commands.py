@@ -224,17 +224,18 @@ def run(cfg: Config, args: argparse.Namespace) -> int:
 
 def demo(cfg: Config, args: argparse.Namespace) -> int:
     """One complete spoken turn on the default models, written into --out."""
-    from daemon.box.rehearsal import sequential_first_audio
+    from daemon.box.rehearsal import QUESTION, sequential_first_audio
     from daemon.cli.demo import run_demo
     from daemon.engines.load import load_engines
 
+    question = args.question or QUESTION
     started = time.monotonic()
     engines = load_engines(cfg)
     print(f"[models ready in {time.monotonic() - started:.1f} s]")
-    result = run_demo(engines, cfg, args.out, realtime=not args.fast, question=args.question)
+    result = run_demo(engines, cfg, args.out, realtime=not args.fast, question=question)
     print(f"\nwrote {result.question_wav}, {result.answer_wav} and {result.events}")
     if args.compare and result.question_to_audio_s is not None:
-        baseline = sequential_first_audio(engines, args.question)
+        baseline = sequential_first_audio(engines, question)
         streamed = result.question_to_audio_s
         print(
             f"question -> first audio: streaming {streamed:.2f} s vs sequential {baseline:.2f} s "
@@ -316,6 +317,15 @@ def eval_skills(cfg: Config, args: argparse.Namespace) -> int:
     return _report(run_eval_skills(cfg, spoken, args.tool_calls, say=_progress(args)), table, args.json)
 
 
+def eval_answers(cfg: Config, args: argparse.Namespace) -> int:
+    """Questions answered right, honestly or wrongly, per kind and half, typed and spoken, greedy."""
+    from daemon.lab.answers_eval import run_eval_answers
+    from daemon.lab.evaluation.answers import table
+
+    report = run_eval_answers(cfg, args.quick, args.spoken, args.model, say=_progress(args))
+    return _report(report, table, args.json)
+
+
 def doctor(cfg: Config, args: argparse.Namespace) -> int:
     """Check every part; exit 1 if a required part fails."""
     from daemon.cli.doctor import as_dicts, report, run_checks
@@ -378,5 +388,6 @@ HANDLERS: Final[dict[str, Handler]] = {
     "eval_wake": eval_wake,
     "eval_skills": eval_skills,
     "eval_endpoint": eval_endpoint,
+    "eval_answers": eval_answers,
 }
 """Each subcommand's function, by name (models actions as models_ACTION)."""

@@ -80,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", parents=[common], help="one complete spoken turn, no hardware needed")
     demo.add_argument("--out", type=Path, default=Path("talkbox-demo"), help="directory for the demo's files")
-    demo.add_argument("--question", default="What is the capital of France?", help="what the demo asks")
+    demo.add_argument("--question", help="what the demo asks (default: a question for the language model)")
     demo.add_argument("--fast", action="store_true", help="do not pace the microphone in real time")
     demo.add_argument(
         "--compare", action="store_true", help="also time a sequential STT -> LLM -> TTS run on the same question"
@@ -99,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     soak.add_argument("--json", action="store_true")
     soak.add_argument("--out", type=Path, help="keep the state file and question here (default: a temporary dir)")
 
-    ev = sub.add_parser("eval", parents=[common], help="measure how well the box hears and routes (developers)")
+    ev = sub.add_parser("eval", parents=[common], help="measure how the box hears, routes and answers (developers)")
     esub = ev.add_subparsers(dest="eval_command", required=True, metavar="WHAT")
     hearing = esub.add_parser("hearing", parents=[common], help="speech-to-text accuracy per recogniser and condition")
     hearing.add_argument("--quick", action="store_true", help="40 questions instead of 174 (each in 8 conditions)")
@@ -123,6 +123,11 @@ def build_parser() -> argparse.ArgumentParser:
     sk.add_argument("--typed-only", action="store_true", help="only the typed phrases (seconds)")
     sk.add_argument("--tool-calls", action="store_true", help="also route through the model's grammar-bound tool call")
     sk.add_argument("--json", action="store_true")
+    an = esub.add_parser("answers", parents=[common], help="answers right, honest or wrong, per kind, typed and spoken")
+    an.add_argument("--quick", action="store_true", help="60 questions instead of all (over 320)")
+    an.add_argument("--spoken", type=_count_arg, default=0, metavar="N", help="also say N questions by many voices")
+    an.add_argument("--model", default="", metavar="NAME", help="a manifest LLM (default: the profile's)")
+    an.add_argument("--json", action="store_true")
 
     doctor = sub.add_parser("doctor", parents=[common], help="check every part of the box")
     doctor.add_argument("--json", action="store_true")

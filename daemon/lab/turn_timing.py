@@ -44,7 +44,7 @@ from hardware.audio import WavFileSink, WavFileSource, read_audio_file
 QUESTIONS: Final = (
     "Why do we need sleep?",
     "How do vaccines work?",
-    "What is the capital of France?",
+    "What is the largest ocean?",
     "What causes the seasons?",
     "What should I cook for dinner tonight?",
 )

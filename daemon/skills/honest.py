@@ -16,6 +16,10 @@ NOT_ONLINE: Final = (
 )
 TIMER_LIMITS: Final = f"A timer has to be between {MIN_TIMER_S} second and {MAX_TIMER_DAYS} days."
 VOLUME_LIMITS: Final = "Volume goes from 0 to 100 percent."
+UNSET_CLOCK: Final = (
+    "I don't know the time: nothing has set my clock since I was switched on. "
+    "Tell me, for example: set the time to seven fifteen pm."
+)
 TOPICS: Final = frozenset({"weather", "news", "sport", "prices", "tv", "traffic", "travel", "opening", "online"})
 """What the offline skill is asked about (the `topic` of TalkboxOffline in sentences.yaml)."""
 

@@ -6,30 +6,23 @@ import functools
 import logging
 import re
 import time
-from dataclasses import dataclass, field
 from importlib import resources
 from typing import Final
 
+from daemon.skills import facts
 from daemon.skills.amounts import read_duration, read_volume, strip_fillers
 from daemon.skills.calc import Unanswerable, work_out
+from daemon.skills.call import Arg as Arg
+from daemon.skills.call import SkillCall as SkillCall
 from daemon.skills.honest import TOPICS, is_amount, is_now
 from daemon.skills.units import convert
 from daemon.skills.when import impossible_clock_time, parse_clock_time, parse_days
 
 _LOGGER = logging.getLogger(__name__)
 
-Arg = str | int | float | bool | tuple[int, ...]
 
 MAX_WORDS: Final = 24
 """A longer sentence is a question for the language model, never a command (and hassil's cost grows with it)."""
-
-
-@dataclass(frozen=True)
-class SkillCall:
-    """A skill and its arguments, as the matcher or the language model's tool call chose them."""
-
-    skill: str
-    args: dict[str, Arg] = field(default_factory=dict)
 
 
 @functools.cache
@@ -153,6 +146,9 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             return SkillCall("set_time", {"hour": at.hour, "minute": at.minute})
         case "TalkboxOffline" if str(v.get("topic")) in TOPICS:
             return _offline(str(v["topic"]), v)
+        case fact if fact in facts.INTENTS:
+            found = facts.read(fact, v)
+            return SkillCall(*found) if found is not None else None
     return None
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from daemon.skills import honest, intents
+from daemon.skills import facts, honest, intents
 from daemon.skills.calc import calculate
 from daemon.skills.clock import BoxClock
 from daemon.skills.intents import SkillCall
@@ -19,12 +19,10 @@ _LOGGER = logging.getLogger(__name__)
 
 HELP: Final = (
     "I answer questions, and I can tell you the time and the date, set timers and alarms, "
-    "change my volume, do sums and convert units. Say stop to stop me, or repeat that to hear me again."
+    "change my volume, do sums and convert units, spell words, and tell you facts about countries, the elements, "
+    "the planets and the calendar. Say stop to stop me, or repeat that to hear me again."
 )
-UNSET_CLOCK: Final = (
-    "I don't know the time: nothing has set my clock since I was switched on. "
-    "Tell me, for example: set the time to seven fifteen pm."
-)
+UNSET_CLOCK: Final = honest.UNSET_CLOCK
 VOLUME_STEP: Final = 10
 
 
@@ -127,6 +125,8 @@ class Skills:
             case "expression":
                 value = calculate(str(a.get("expression", "")))
                 return Reply(f"That's {say_number(value)}." if value is not None else "I couldn't work that out.")
+            case skill if skill in facts.SKILLS:
+                return Reply(facts.answer(skill, a, self.wall))
         return Reply("I can't do that yet.")
 
     # -- timers -------------------------------------------------------------------------------------------

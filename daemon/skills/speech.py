@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import time
 from typing import Final
 
@@ -65,3 +66,34 @@ def say_number(value: float) -> str:
     digits_after = 2 if abs(value) >= 1 else 3
     text = f"{value:.{digits_after}f}".rstrip("0").rstrip(".")
     return text if text not in ("0", "-0") else f"{value:.2g}"
+
+
+def say_about(value: float) -> str:
+    """A large amount rounded as people say it: "about 47 million", "about 1.4 billion", "about 506 thousand"."""
+    # NOTE: millions and billions whole from ten up, one decimal below; thousands keep three figures, since an area
+    # or a width in thousands is read more exactly than a head count.
+    for size, name, whole_from in ((1e9, "billion", 10), (1e6, "million", 10), (1e3, "thousand", 100)):
+        if abs(value) >= max(size, 1e4):  # below ten thousand the number itself is short enough
+            scaled = value / size
+            return f"about {_figures(round(scaled, 0 if abs(scaled) >= whole_from else 1))} {name}"
+    return f"about {_figures(float(f'{value:.3g}'))}"
+
+
+def _figures(value: float) -> str:
+    return str(int(value)) if value == int(value) else f"{value}"
+
+
+def say_month_day(day: datetime.date) -> str:
+    """ "March the twenty eighth"."""
+    return f"{day.strftime('%B')} the {pronounce_number(day.day, 'en', ordinals=True)}"
+
+
+def say_weekday(day: datetime.date) -> str:
+    """ "Saturday"."""
+    return _DAYS[day.weekday()]
+
+
+def say_letters(text: str) -> str:
+    """A word or words letter by letter, as the voice reads them: "N, E, C, E, S, S, A, R, Y"."""
+    names = {"'": "apostrophe", "-": "hyphen", " ": "space"}
+    return ", ".join(names.get(c, c.upper()) for c in " ".join(text.split()))

@@ -24,8 +24,8 @@ from daemon.channels.control_client import ControlClient
 from daemon.ui.screens import Kind, Screen, render
 
 pytestmark = pytest.mark.slow
-SERIAL_QUESTION = "What is the capital of France?"
-SOCKET_QUESTION = "What is the capital of Spain?"
+SERIAL_QUESTION = "What is the largest ocean?"
+SOCKET_QUESTION = "Who painted the Mona Lisa?"  # questions for the model: a capital is answered by the facts
 
 
 def events_of(path: Path) -> list[dict[str, Any]]:
@@ -97,9 +97,9 @@ def test_typed_questions_are_whole_turns_shown_and_saved_before_a_kill(
 ) -> None:
     proc, serial, socket_path = box
     os.write(serial, f"{SERIAL_QUESTION}\r\n".encode())
-    assert "Paris" in read_line(serial)
+    assert "Pacific" in read_line(serial)
     answer = "".join(ControlClient(socket_path).ask(SOCKET_QUESTION))
-    assert "Madrid" in answer
+    assert "Leonardo" in answer
     events = wait_for(tmp_path / "events.jsonl", lambda ev: sum(e["event"] == "TurnEnded" for e in ev) == 2)
     proc.send_signal(signal.SIGKILL)  # right after the second turn ended: nothing gets a chance to tidy up
     proc.wait(timeout=10)
@@ -116,7 +116,7 @@ def test_typed_questions_are_whole_turns_shown_and_saved_before_a_kill(
 
     saved = json.loads((tmp_path / "state" / "state.json").read_text())
     assert [h["question"] for h in saved["history"]] == [SERIAL_QUESTION, SOCKET_QUESTION]
-    assert "Madrid" in saved["history"][1]["answer"]
+    assert "Leonardo" in saved["history"][1]["answer"]
 
     frames = [Image.open(p).convert("1").tobytes() for p in sorted((tmp_path / "frames").glob("frame-*.png"))]
     thinking = [

@@ -15,10 +15,11 @@ WAIT_S: Final = 10.0
 SPEED: Final = 8.0
 """The scripted microphone runs this many times faster than real time (the endpoint counts audio, not the clock)."""
 
-QUESTION: Final = "What is the capital of France?"
-ANSWER: Final = "Paris is the capital of France. It lies on the Seine."
-SPAIN: Final = "And what is the capital of Spain?"
-SPAIN_ANSWER: Final = "Madrid is the capital of Spain."
+QUESTION: Final = "What do bees make from nectar?"
+"""A question for the model: no skill and no fact takes it (a capital would be the facts' own)."""
+ANSWER: Final = "Bees make honey from nectar. They store it in wax combs."
+SPAIN: Final = "And what do ants like to eat?"
+SPAIN_ANSWER: Final = "Ants eat seeds, sugar and small insects."
 STORY: Final = "Tell me a long story about a brave dragon."
 STORY_ANSWER: Final = " ".join(
     [

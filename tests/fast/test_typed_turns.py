@@ -66,7 +66,19 @@ def test_a_typed_question_is_a_turn_of_its_own_with_its_answer_streamed(typed: K
     pieces: list[str] = []
     result = typed.keeper.ask(QUESTION, Trigger.SOCKET, on_piece=pieces.append).result(WAIT_S)
     assert (result.outcome, result.turn, result.answer, result.error) == ("answered", 1, ANSWER, None)
-    assert pieces == ["Paris", " is", " the", " capital", " of", " France.", " It", " lies", " on", " the", " Seine."]
+    assert pieces == [
+        "Bees",
+        " make",
+        " honey",
+        " from",
+        " nectar.",
+        " They",
+        " store",
+        " it",
+        " in",
+        " wax",
+        " combs.",
+    ]
     assert names(typed.events) == ["TurnStarted", "ThinkingStarted", "AnswerFinished", "TurnEnded"]
     started = of(typed.events, TurnStarted)[0]
     assert (started.trigger, started.question, started.spoken_answer) == (Trigger.SOCKET, QUESTION, False)
@@ -82,7 +94,7 @@ def test_a_typed_question_may_ask_to_be_spoken(typed: KeeperThread, stand_ins: E
     assert result.outcome == "answered"
     assert shape(typed.events) == SPOKEN_ANSWER
     assert of(typed.events, TurnStarted)[0].spoken_answer
-    sentences = ["Paris is the capital of France.", "It lies on the Seine."]
+    sentences = ["Bees make honey from nectar.", "They store it in wax combs."]
     assert [(e.index, e.text) for e in of(typed.events, SentenceSpoken)] == list(enumerate(sentences))
     finished = of(typed.events, SpeakingFinished)[0]
     assert (finished.spoken, finished.interrupted) == (ANSWER, False)

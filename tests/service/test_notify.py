@@ -267,7 +267,7 @@ def test_sighup_stops_cleanly_saving_state_and_exits_75_for_systemd_to_start_it_
     proc = subprocess.Popen([sys.executable, "-m", "daemon", *argv], env=env, stderr=subprocess.PIPE, text=True)
     try:
         notify.wait_for("READY=1", 120)
-        assert "".join(ControlClient(runtime / "control.sock").ask("What is the capital of France?"))
+        assert "".join(ControlClient(runtime / "control.sock").ask("What is the largest ocean?"))
         proc.send_signal(signal.SIGHUP)
         assert proc.wait(timeout=15) == EXIT_TEMPFAIL
     finally:
@@ -276,7 +276,7 @@ def test_sighup_stops_cleanly_saving_state_and_exits_75_for_systemd_to_start_it_
     assert any("STOPPING=1" in m for m in notify.drain())
     assert not (runtime / "control.sock").exists()
     saved = (tmp_path / "state" / "state.json").read_text()
-    assert "capital of France" in saved
+    assert "largest ocean" in saved
 
 
 @pytest.mark.slow

@@ -231,7 +231,7 @@ def test_the_box_keeps_the_conversation_across_a_restart(engines: Engines, dev_c
         listen=dataclasses.replace(dev_config.listen, follow_up_s=0.0),
         state=StateConfig(str(tmp_path / "state"), keep_history=True),
     )
-    question = speak_question(engines.tts, tmp_path / "q.wav", "What is the capital of France?")
+    question = speak_question(engines.tts, tmp_path / "q.wav", "What is the largest ocean?")
     options = RunOptions(mic=str(question), speaker=str(tmp_path / "a.wav"), fast=True, control_socket=False)
     for _ in range(2):  # the second start restores what the first one saved
         engines.memory.forget()  # a restart begins with an empty model

@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from daemon.box.asking import SilentSink
 from daemon.skills.clock import BoxClock
 from daemon.skills.honest import NOT_ONLINE, OFFLINE, TIMER_LIMITS, VOLUME_LIMITS
 from daemon.skills.intents import match
@@ -16,21 +17,8 @@ from daemon.skills.skills import Reply, Skills
 from daemon.turn.volume import VolumeSink
 
 
-class _Quiet:
-    """A speaker that keeps nothing (the volume is what is tested)."""
-
-    def play(self, pcm: bytes, rate_hz: int, on_start: object = None) -> None: ...
-    def stop(self) -> float:
-        return 1.0
-
-    def wait(self, timeout: float | None = None) -> bool:
-        return True
-
-    def close(self) -> None: ...
-
-
 def _skills() -> Skills:
-    return Skills(BoxClock("system"), VolumeSink(_Quiet()), "boot-a", now_boot=lambda: 1000.0)
+    return Skills(BoxClock("system"), VolumeSink(SilentSink()), "boot-a", now_boot=lambda: 1000.0)
 
 
 def _asked(skills: Skills, said: str) -> tuple[str, Reply]:
@@ -207,13 +195,11 @@ def test_a_conversion_in_pounds_is_still_a_conversion_not_an_exchange_rate() -> 
     assert _asked(_skills(), "how much is 5 kilos in pounds") == ("convert", Reply("5 kilograms is 11.02 pounds."))
 
 
-GENERAL = (
-    "what is the capital of France",
+GENERAL = (  # "what is the capital of France" and "spell necessary" were here: facts now answer them exactly
     "how far is the moon",
     "who wrote Hamlet",
     "what is the distance to the sun",
     "how many legs does a spider have",
-    "spell necessary",
     "what is the boiling point of water",
     "why is the sky blue",
     "what causes rain",

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from daemon.box.asking import SilentSink
 from daemon.lab.evaluation import skills as evaluation
 from daemon.skills import clock as clock_module
 from daemon.skills.calc import calculate, convert
@@ -18,21 +19,8 @@ from daemon.skills.tools import GRAMMAR, parse
 from daemon.turn.volume import VolumeSink
 
 
-class _Quiet:
-    """A speaker that keeps nothing (the volume is what is tested)."""
-
-    def play(self, pcm: bytes, rate_hz: int, on_start: object = None) -> None: ...
-    def stop(self) -> float:
-        return 1.0
-
-    def wait(self, timeout: float | None = None) -> bool:
-        return True
-
-    def close(self) -> None: ...
-
-
 def _skills(trust: str = "system", boot: str = "boot-a", now_boot: float = 1000.0) -> Skills:
-    return Skills(BoxClock(trust), VolumeSink(_Quiet()), boot, now_boot=lambda: now_boot)
+    return Skills(BoxClock(trust), VolumeSink(SilentSink()), boot, now_boot=lambda: now_boot)
 
 
 def test_the_tuning_half_is_routed_right_and_questions_reach_the_model() -> None:

@@ -1,0 +1,137 @@
+"""`talkbox eval answers`: the question set asked through the box's own assembly, typed and spoken, and judged.
+
+Typed, each question is a turn of its own on the box's assembly (skills first, then the language model), in a fresh
+conversation, greedy. Spoken, a voice of the hearing evaluation says it, the box's recogniser hears it (streamed in
+the box's chunks), and what it heard is asked typed: cheaper than a whole spoken turn (no listening, endpointing
+or speaking), it measures what hearing costs the answers and not the turn's timing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+from daemon.box.asking import SilentSink
+from daemon.box.assembly import assembled
+from daemon.config import Config
+from daemon.events import Event, EventBus, SkillCalled, Trigger
+from daemon.lab import shipped_assembly
+from daemon.lab.evaluation import answers
+from daemon.lab.evaluation.answers import Answered, Question
+from daemon.lab.evaluation.skills import hear
+from daemon.lab.evaluation.voices import Voice
+from daemon.ports import Engines, SpeechToText
+
+MODEL: Final = "model"
+"""Who answered when no skill did."""
+SAY_EVERY: Final = 40
+"""Answers between two progress lines."""
+SPOKEN_PATH: Final = "said by the voices, heard by the box's recogniser, then asked typed (no whole spoken turn)"
+
+Asked = tuple[Question, str, str]
+"""A question, how it was asked ("typed" or the voice), and what the box was asked."""
+
+
+def greedy(config: Config, model: str = "") -> Config:
+    """`config` with greedy answers (temperature 0), from the manifest model `model` if one is named."""
+    llm = dataclasses.replace(config.llm, temperature=0.0, model=model or config.llm.model)
+    return dataclasses.replace(config, llm=llm)
+
+
+def chosen_to_speak(questions: Sequence[Question], count: int) -> tuple[Question, ...]:
+    """`count` of the questions (at most all), spread evenly from the first to the last (so every kind is said)."""
+    count = min(count, len(questions))
+    return tuple(questions[i * len(questions) // count] for i in range(count)) if count > 0 else ()
+
+
+def heard(
+    questions: Sequence[Question], voices: Sequence[Voice], stt: SpeechToText, say: Callable[[str], None] = print
+) -> list[Asked]:
+    """Each question said by one voice in turn and heard by the recogniser."""
+    said = []
+    for i, question in enumerate(questions):
+        voice = voices[i % len(voices)]
+        said.append((question, voice.name, hear(stt, voice.render(question.text).tobytes())))
+        if (i + 1) % SAY_EVERY == 0:
+            say(f"heard {i + 1}/{len(questions)} spoken questions")
+    return said
+
+
+async def _ask_all(
+    config: Config, engines: Engines, asked: Sequence[Asked], say: Callable[[str], None]
+) -> list[Answered]:
+    """Every question a turn of its own in one running assembly, each in a fresh conversation."""
+    skills: list[str] = []
+
+    def skill_called(event: Event) -> None:
+        if isinstance(event, SkillCalled):
+            skills.append(event.skill)
+
+    bus = EventBus()
+    bus.subscribe(skill_called)
+    rows = []
+    async with assembled(config, engines, SilentSink(), bus, reminders=False) as box:
+        for i, (question, mode, text) in enumerate(asked):
+            engines.memory.forget()
+            skills.clear()
+            started = time.perf_counter()
+            answer = ""
+            if text.strip():  # nothing heard: the box would not answer
+                result = await asyncio.wrap_future(box.keeper.ask(text, Trigger.COMMAND, speak=False))
+                answer = result.answer
+            skill = skills[0] if skills else MODEL
+            rows.append(Answered(question, mode, text, answer.strip(), skill, time.perf_counter() - started))
+            if (i + 1) % SAY_EVERY == 0:
+                say(f"answered {i + 1}/{len(asked)}")
+    engines.memory.forget()
+    return rows
+
+
+def run_answers(
+    config: Config,
+    engines: Engines,
+    questions: Sequence[Question],
+    spoken: Sequence[Question] = (),
+    voices: Sequence[Voice] = (),
+    say: Callable[[str], None] = print,
+) -> dict[str, Any]:
+    """Every question typed, and `spoken` said by `voices` and heard by `engines.stt`; judged and reported."""
+    started = time.monotonic()
+    asked: list[Asked] = [(q, "typed", q.text) for q in questions]
+    if spoken:
+        asked += heard(spoken, voices, engines.stt, say)
+    rows = asyncio.run(_ask_all(config, engines, asked, say))
+    typed_s = sorted(r.seconds for r in rows if not r.spoken)
+    return {
+        "model": engines.llm.model_name,
+        "assembly": shipped_assembly(config),
+        "spoken_path": SPOKEN_PATH if spoken else "none",
+        "voices": sorted({r.mode for r in rows if r.spoken}),
+        "questions": len(questions),
+        "questions_held_out": sum(answers.split(q) == "held-out" for q in questions),
+        "spoken_questions": len(spoken),
+        "answer_s_p50": typed_s[len(typed_s) // 2] if typed_s else 0.0,
+        **answers.report(rows),
+        "run_s": round(time.monotonic() - started, 1),
+    }
+
+
+def run_eval_answers(
+    config: Config, quick: bool, spoken: int, model: str = "", say: Callable[[str], None] = print
+) -> dict[str, Any]:
+    """The question set (or its quick part) typed, and `spoken` of those said by the voices, on `model` if named."""
+    from daemon.engines.load import load_engines
+    from daemon.lab.evaluation.voices import all_voices
+
+    config = greedy(config, model)
+    questions = answers.quick() if quick else answers.QUESTIONS
+    engines = load_engines(config)
+    try:
+        say(f"{len(questions)} questions on {engines.llm.model_name}, {spoken} of them spoken")
+        voices = all_voices(config) if spoken else ()
+        return run_answers(config, engines, questions, chosen_to_speak(questions, spoken), voices, say)
+    finally:
+        engines.close()

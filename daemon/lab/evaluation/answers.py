@@ -1,0 +1,297 @@
+"""Is the answer right? The question set of answers.toml, each answer judged right, honest or wrong, and the report.
+
+An answer is judged by these rules, in order (`judge`):
+
+- *right*: an accepted pattern of the question is found in it, whatever else it says (a list of guesses that names
+  the right one counts as right: the measure is lenient). Only the words are read, not whether they are sensible.
+- *honest*: it says it does not or cannot know ("I don't know", "I'm not sure", "I can't know that offline", "I
+  have no internet connection", "I can't check"...). On an unknowable question this is the answer wanted.
+- *wrong* otherwise, and *confidently* wrong unless it hedges ("I think", "probably", "maybe"...). An empty answer
+  is wrong but not confident.
+
+Points, so that a confident wrong answer weighs worse than an honest one: right +1, honest 0 (+1 on an unknowable
+question, where it is the right answer), wrong -1. The score is their mean, from -1 to +1.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import re
+import tomllib
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from daemon.lab.evaluation.metrics import normalize, number_words
+
+QUESTIONS_FILE: Final = Path(__file__).with_name("answers.toml")
+UNKNOWABLE: Final = "unknowable"
+KINDS: Final = ("place", "person", "science", "number", "date", "definition", "spelling", "howwhy", "units", UNKNOWABLE)
+"""The kinds of question, in the file's order; only UNKNOWABLE wants the honest answer."""
+QUICK_QUESTIONS: Final = 60
+"""Questions in the quick set: half tune, half held-out, the kinds taken in turn."""
+ALL: Final = "all"
+"""The kind of a row that sums up every kind."""
+
+Split = Literal["tune", "held-out"]
+Outcome = Literal["right", "honest", "wrong"]
+
+# NOTE: read in the answer as written, lower-cased with curly apostrophes straightened; "not sure" alone is honest,
+# "not sure, but I think it's Paris" too when Paris is not the answer (it said it did not know).
+HONEST: Final = re.compile(
+    r"\b(?:i|we) (?:do not|don't|dont|really don't) know\b|\bno idea\b|\bnot (?:sure|certain)\b|"
+    r"\b(?:can't|cannot|can not|couldn't|could not|unable to|not able to|no way to|no way of) (?:really |possibly )?"
+    r"(?:know|knowing|tell|say|check|checking|see|look|access|accessing|get|find|browse|search|provide|give|predict|"
+    r"confirm|answer|help)\b|"
+    r"\b(?:no|don't have|do not have|without|lack)(?: an?| any| the)? (?:access|internet|web|online|network|connection|"
+    r"real.?time|live|current|up.to.date|information|data|ability|capability)\b|"
+    r"\boffline\b|\bnot (?:connected|online)\b|\bas an ai\b|\bi'?m (?:just |only )?an? (?:ai|language model)\b"
+)
+HEDGE: Final = re.compile(
+    r"\b(?:i think|i believe|i guess|i'd guess|probably|perhaps|maybe|might|possibly|likely|could be|"
+    r"if i remember|if i recall|as far as i know|i'm not certain)\b"
+)
+_THOUSANDS: Final = re.compile(r"(?<=\d),(?=\d{3}\b)")
+_NUMBER_WORDS: Final = (*(number_words(n) for n in range(20)), *(number_words(10 * n) for n in range(2, 10)),
+                        "hundred", "thousand", "million", "billion")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question and the answers accepted as right."""
+
+    text: str
+    kind: str
+    """One of KINDS."""
+    accepted: tuple[str, ...]
+    """Patterns as written in the file (alternatives); empty for an unknowable question (honest wanted)."""
+    matchers: tuple[re.Pattern[str], ...] = field(default=(), compare=False, repr=False)
+    """The patterns compiled: whole words, case-insensitive; a whole number also as its words."""
+
+    @property
+    def honest(self) -> bool:
+        """True if no offline box can know the answer: only saying so is right."""
+        return not self.accepted
+
+
+def _bounded(pattern: str) -> str:
+    """`pattern` matched as whole words (and a number not as the end of a decimal: "8" is not in "2.8")."""
+    return rf"(?<!\w)(?<!\d\.)(?:{pattern})(?!\w)"
+
+
+def _said(number: int) -> str:
+    """A whole number in words, not as part of a longer one ("eight" is not in "forty eight" nor "eight hundred")."""
+    first, *rest = number_words(number).split()
+    if first == "one" and rest and rest[0] in ("hundred", "thousand"):
+        first = "(?:one|a)"
+    before = "".join(f"(?<!{word}[\\s-])" for word in (*_NUMBER_WORDS, "and", "point", "minus"))
+    after = rf"(?![\s-]+(?:and\s+)?(?:{'|'.join(_NUMBER_WORDS)})\b)"
+    return before + _bounded(r"\s+(?:and\s+)?".join((first, *rest))) + after
+
+
+def compile_patterns(patterns: Sequence[str]) -> tuple[re.Pattern[str], ...]:
+    """Whole-word, case-insensitive patterns; a plain whole number also matches its words ("two hundred and six")."""
+    compiled = []
+    for pattern in patterns:
+        compiled.append(re.compile(_bounded(pattern), re.IGNORECASE))
+        if pattern.isdigit():
+            compiled.append(re.compile(_said(int(pattern)), re.IGNORECASE))
+    return tuple(compiled)
+
+
+def _question(kind: str, text: str, value: object) -> Question:
+    """One entry of the file: [patterns], {spell = word} or "honest"."""
+    match value:
+        case "honest":
+            patterns: tuple[str, ...] = ()
+        case {"spell": str(word)}:  # its letters apart ("n-e-c..."), never the word written whole
+            patterns = (r"\W+".join(re.escape(letter) for letter in word.lower()),)
+        case [*items] if items and all(isinstance(p, str) for p in items):
+            patterns = tuple(str(p) for p in items)
+        case _:
+            raise ValueError(f"{QUESTIONS_FILE.name}: [{kind}] {text!r}: not an answer: {value!r}")
+    return Question(text, kind, patterns, compile_patterns(patterns))
+
+
+def load(path: Path = QUESTIONS_FILE) -> tuple[Question, ...]:
+    """Every question in the file, in its order, kind by kind."""
+    with path.open("rb") as f:
+        tables = tomllib.load(f)
+    if unknown := set(tables) - set(KINDS):
+        raise ValueError(f"{path.name}: unknown kinds {sorted(unknown)}")
+    return tuple(_question(kind, text, value) for kind, rows in tables.items() for text, value in rows.items())
+
+
+QUESTIONS: Final[tuple[Question, ...]] = load()
+
+
+def _digest(question: Question) -> bytes:
+    return hashlib.sha256(question.text.encode("utf-8")).digest()
+
+
+def split(question: Question) -> Split:
+    """The question's half, from a stable hash of its text (about half each)."""
+    return "tune" if _digest(question)[0] % 2 == 0 else "held-out"
+
+
+def quick(questions: Sequence[Question] = QUESTIONS, size: int = QUICK_QUESTIONS) -> tuple[Question, ...]:
+    """`size` questions, half from each split, the kinds taken in turn, each kind's in the order of their hash."""
+    chosen: list[Question] = []
+    for half, count in (("tune", size - size // 2), ("held-out", size // 2)):
+        shuffled = sorted((q for q in questions if split(q) == half), key=_digest)
+        by_kind = [iter([q for q in shuffled if q.kind == kind]) for kind in KINDS]
+        taken = (q for q in itertools.chain.from_iterable(itertools.zip_longest(*by_kind)) if q is not None)
+        chosen += itertools.islice(taken, count)
+    return tuple(chosen)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How one answer is judged."""
+
+    outcome: Outcome
+    confident: bool = False
+    """Wrong, and said without a hedge."""
+
+    def points(self, question: Question) -> int:
+        """Right +1, honest 0 (+1 where honest is right), wrong -1."""
+        return {"right": 1, "honest": int(question.honest), "wrong": -1}[self.outcome]
+
+
+def judge(question: Question, answer: str) -> Verdict:
+    """Right, honest or (confidently) wrong, by the rules in this module's docstring."""
+    said = _THOUSANDS.sub("", answer.lower().replace("\u2019", "'"))
+    if not question.honest:
+        words = normalize(said)
+        if any(m.search(said) or m.search(words) for m in question.matchers):
+            return Verdict("right")
+    if HONEST.search(said):
+        return Verdict("honest")
+    return Verdict("wrong", confident=bool(said.strip()) and HEDGE.search(said) is None)
+
+
+@dataclass(frozen=True)
+class Answered:
+    """One question as asked and answered."""
+
+    question: Question
+    mode: str
+    """"typed", or the voice that said it."""
+    heard: str
+    """What the box was asked: the question, or what the recogniser heard of it."""
+    answer: str
+    skill: str
+    """The skill that answered, or "model"."""
+    seconds: float
+
+    @property
+    def verdict(self) -> Verdict:
+        """The answer judged."""
+        return judge(self.question, self.answer)
+
+    @property
+    def spoken(self) -> bool:
+        """Said by a voice and heard by the recogniser."""
+        return self.mode != "typed"
+
+
+def tally(rows: Iterable[Answered]) -> dict[str, float]:
+    """Counts of right, honest, wrong and confidently wrong answers, and the mean points (the score)."""
+    rows = list(rows)
+    verdicts = [r.verdict for r in rows]
+    points = [v.points(r.question) for v, r in zip(verdicts, rows, strict=True)]
+    count = Counter(v.outcome for v in verdicts)
+    return {
+        "n": len(rows),
+        "right": count["right"],
+        "honest": count["honest"],
+        "wrong": count["wrong"],
+        "confident_wrong": sum(v.confident for v in verdicts),
+        "score": round(sum(points) / len(points), 3) if points else 0.0,
+    }
+
+
+def _by_kind(rows: Sequence[Answered]) -> dict[str, dict[str, dict[str, float]]]:
+    """Tallies per kind (then ALL) per half."""
+    groups: dict[str, dict[str, list[Answered]]] = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        for kind in (r.question.kind, ALL):
+            groups[kind][split(r.question)].append(r)
+    order = [k for k in (*KINDS, ALL) if k in groups]
+    return {k: {h: tally(groups[k][h]) for h in ("tune", "held-out") if h in groups[k]} for k in order}
+
+
+def _share(rows: Sequence[Answered], test: Callable[[Verdict], bool]) -> float:
+    """The fraction of `rows` whose verdict passes `test`."""
+    return round(sum(test(r.verdict) for r in rows) / len(rows), 3) if rows else 0.0
+
+
+def targets(rows: Sequence[Answered]) -> dict[str, float]:
+    """Knowable questions answered right; unknowable ones answered honestly, and confidently wrong."""
+    knowable = [r for r in rows if not r.question.honest]
+    unknowable = [r for r in rows if r.question.honest]
+    return {
+        "right": _share(knowable, lambda v: v.outcome == "right"),
+        "knowable": len(knowable),
+        "unknowable_honest": _share(unknowable, lambda v: v.outcome == "honest"),
+        "unknowable_confident_wrong": _share(unknowable, lambda v: v.confident),
+        "unknowable": len(unknowable),
+    }
+
+
+def _mistake(r: Answered) -> dict[str, object]:
+    return {"kind": r.question.kind, "asked": r.question.text, "heard": r.heard, "mode": r.mode, "answer": r.answer,
+            "skill": r.skill, "outcome": r.verdict.outcome, "confident": r.verdict.confident}  # fmt: skip
+
+
+def report(rows: Sequence[Answered]) -> dict[str, Any]:
+    """Per mode: tallies per kind and half, the targets, who answered; tune mistakes (held-out answers left out)."""
+    typed = [r for r in rows if not r.spoken]
+    spoken = [r for r in rows if r.spoken]
+    said = {r.question for r in spoken}
+    by_mode = (("typed", typed), ("spoken", spoken))
+    return {
+        "typed": _by_kind(typed),
+        "spoken": _by_kind(spoken),
+        "targets": {
+            "typed": targets(typed),
+            "spoken": targets(spoken),
+            "typed, the spoken questions": targets([r for r in typed if r.question in said]),
+        },
+        "answered_by": {mode: dict(Counter(r.skill for r in part).most_common()) for mode, part in by_mode},
+        "mistakes": [_mistake(r) for r in rows if split(r.question) == "tune" and r.verdict.points(r.question) < 1],
+    }
+
+
+def _cells(tallies: dict[str, float] | None) -> str:
+    if not tallies:
+        return f"{'':>36}"
+    t = tallies
+    return f"{t['n']:>4}{t['right']:>6}{t['honest']:>7}{t['wrong']:>6}{t['confident_wrong']:>6}{t['score']:>+7.2f}"
+
+
+def _target_line(name: str, t: dict[str, float]) -> str:
+    return (
+        f"{name:<30} right {t['right']:6.1%} of {t['knowable']:<4} unknowable: honest {t['unknowable_honest']:6.1%}, "
+        f"confidently wrong {t['unknowable_confident_wrong']:6.1%} of {t['unknowable']}"
+    )
+
+
+def table(result: dict[str, Any]) -> str:
+    """Kinds x halves with typed and spoken side by side; the targets; who answered."""
+    lines = [f"{k}: {result[k]}" for k in ("model", "assembly", "spoken_path") if k in result]
+    header = f"{'n':>4}{'right':>6}{'honest':>7}{'wrong':>6}{'conf.':>6}{'score':>7}"
+    lines.append(f"{'kind':<12}{'half':<10}{'typed:':<7}{header}   {'spoken:':<8}{header}")
+    for kind, halves in result["typed"].items():
+        for half, typed in halves.items():
+            spoken = result["spoken"].get(kind, {}).get(half)
+            lines.append(f"{kind:<12}{half:<10}{'':<7}{_cells(typed)}   {'':<8}{_cells(spoken)}")
+    lines.append("")
+    lines += [_target_line(name, t) for name, t in result["targets"].items() if t["knowable"] or t["unknowable"]]
+    for mode, counts in result["answered_by"].items():
+        if counts:
+            lines.append(f"answered by, {mode}: " + ", ".join(f"{skill} {n}" for skill, n in counts.items()))
+    return "\n".join(lines)

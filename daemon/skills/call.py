@@ -1,0 +1,16 @@
+"""A skill call: which skill, with which arguments (from the templates or the language model's tool call)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+Arg = str | int | float | bool | tuple[int, ...]
+"""A slot's value: text, a number, a yes/no, or days of the week (0 = Monday)."""
+
+
+@dataclass(frozen=True)
+class SkillCall:
+    """A skill and its arguments, as the matcher or the language model's tool call chose them."""
+
+    skill: str
+    args: dict[str, Arg] = field(default_factory=dict)

@@ -1,0 +1,111 @@
+"""Facts the box knows exactly, from the data packages it keeps: countries, elements, planets, calendars, spelling.
+
+A fact the data lacks is not guessed. Where the question is plainly about the data (an element's symbol, a known
+country's capital) the box says it does not have it; where the words may name something the data does not cover
+(the capital of Texas, the population of London, the symbol for peace) the question is left to the language model,
+which may know it: the templates here only decide that it is one of these facts once the slot parses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Final
+
+from daemon.skills.amounts import strip_fillers
+from daemon.skills.call import Arg
+from daemon.skills.facts import calendar_facts, countries, elements, sky, spelling
+
+SKILLS: Final = frozenset({"country", "element", "planet", "holiday", "leap_year", "spell"})
+INTENTS: Final = frozenset(
+    {
+        "TalkboxCountry",
+        "TalkboxElement",
+        "TalkboxElementSymbol",
+        "TalkboxElementNumber",
+        "TalkboxPlanet",
+        "TalkboxHoliday",
+        "TalkboxLeapYear",
+        "TalkboxSpell",
+    }
+)
+"""The intents of sentences.yaml that ask for a fact."""
+
+Read = tuple[str, dict[str, Arg]]
+
+
+def _text(values: Mapping[str, object], name: str) -> str:
+    return strip_fillers(str(values.get(name) or ""))
+
+
+def read(intent: str, v: Mapping[str, object]) -> Read | None:
+    """The fact skill and its arguments an intent match asks for, or None when its slot names no such thing."""
+    fact = str(v.get("fact", ""))
+    match intent:
+        case "TalkboxCountry":
+            said = _text(v, "country")
+            code = countries.find(said)
+            return ("country", {"fact": fact, "code": code, "country": said}) if code else None
+        case "TalkboxElement":
+            said = _text(v, "element")
+            element = elements.by_name(said)
+            if element is None and not v.get("surely"):
+                return None  # "the symbol for peace": no element, and maybe no chemistry at all
+            return "element", {"fact": fact, "said": said, **({"number": element.number} if element else {})}
+        case "TalkboxElementSymbol":
+            symbol = elements.read_symbol(_text(v, "symbol"))
+            if symbol is None:
+                return None
+            element = elements.by_symbol(symbol)
+            return "element", {"fact": "name", "said": symbol, **({"number": element.number} if element else {})}
+        case "TalkboxElementNumber":
+            number = elements.read_number(_text(v, "number"))
+            if number is None:
+                return None
+            element = elements.by_number(number)
+            return "element", {"fact": "name", "said": str(number), **({"number": number} if element else {})}
+        case "TalkboxPlanet":
+            body = sky.find(str(v.get("planet") or v.get("body") or ""))
+            if fact in ("moons", "size") and body is None:
+                return None
+            return "planet", {"fact": fact, **({"planet": body.name} if body is not None else {})}
+        case "TalkboxHoliday" | "TalkboxLeapYear":
+            return _calendar(intent, v)
+        case "TalkboxSpell":
+            word = spelling.read_word(_text(v, "word"))
+            return ("spell", {"word": word}) if word is not None else None
+    return None
+
+
+def _calendar(intent: str, v: Mapping[str, object]) -> Read | None:
+    args: dict[str, Arg] = {}
+    if "year" in v:
+        year = calendar_facts.read_year(_text(v, "year"))
+        if year is None:
+            return None  # "is it a leap year or not": no year said
+        args["year"] = year
+    if "year_offset" in v:
+        args["offset"] = int(str(v["year_offset"]))
+    if intent == "TalkboxLeapYear":
+        return "leap_year", args | ({"next": True} if v.get("next") else {})
+    return "holiday", args | {"holiday": str(v["holiday"]), "ask": str(v.get("ask", "day"))}
+
+
+def answer(skill: str, args: Mapping[str, object], wall: Callable[[], float | None]) -> str:
+    """What the box says for a fact skill's call; `wall` is the time now if the box's clock is trusted."""
+    said = str(args.get("said", ""))
+    match skill:
+        case "country":
+            return countries.answer(str(args["code"]), str(args["fact"]), str(args["country"]))
+        case "element":
+            number = args.get("number")
+            element = elements.by_number(number) if isinstance(number, int) else None
+            return elements.answer(str(args["fact"]), element, said)
+        case "planet":
+            return sky.answer(str(args["fact"]), sky.find(str(args.get("planet", ""))))
+        case "holiday":
+            return calendar_facts.holiday(args, wall())
+        case "leap_year":
+            return calendar_facts.leap_year(args, wall())
+        case "spell":
+            return spelling.answer(str(args["word"]))
+    return "I don't know that."

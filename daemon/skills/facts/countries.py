@@ -1,0 +1,161 @@
+"""Countries' capitals, currencies, languages, populations and areas, from countryinfo and pycountry's ISO names."""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from typing import Any, Final
+
+from daemon.skills.speech import say_about
+
+POPULATION_YEAR: Final = 2014
+"""About when countryinfo's head counts were made (Spain's is the INE's of 1 January 2014, Australia's mid-2014):
+the box says so rather than pass an old count off as today's."""
+SHORT_NAMES: Final = frozenset({"us", "usa", "uk", "uae", "drc", "prc"})
+"""Letter codes people say as a country's name; the other two- and three-letter codes ("it", "in", "no", "me") are
+ordinary words a wildcard must not take for a country."""
+FUNDS: Final = frozenset({"BOV", "CHE", "CHW", "CLF", "COU", "MXV", "USN", "USS", "UYI", "UYW"})
+"""ISO 4217 codes of funds and accounting units, not money anyone pays with (countryinfo lists some beside the
+currency: Switzerland's CHE and CHW, the United States' USN and USS)."""
+_SMALL_WORDS: Final = frozenset({"and", "of", "the", "da", "de", "du", "la"})
+_JOIN_LETTERS: Final = re.compile(r"\b([a-zA-Z]) (?=[a-zA-Z]\b)")
+"""Letters said one by one ("u s a", as the matcher reads "U.S.A."), to be joined into the name they spell."""
+
+
+NEWER_CAPITALS: Final = {"KZ": "Astana", "BI": "Gitega"}
+"""Capitals that changed after countryinfo 1.0.1's data: Kazakhstan's took back the name Astana in September 2022;
+Burundi moved its capital to Gitega in 2019 (its data still says Nur-Sultan and Bujumbura)."""
+
+
+def key(name: str) -> str:
+    """A country's name as looked up: lower case, no accents, no dots, "the" and spaced-out letters joined."""
+    plain = unicodedata.normalize("NFKD", name.lower()).encode("ascii", "ignore").decode()
+    plain = re.sub(r"[.\u2019]", lambda m: "" if m[0] == "." else "'", plain)
+    plain = " ".join(re.sub(r"[^a-z0-9' -]", " ", plain).split())
+    plain = _JOIN_LETTERS.sub(r"\1", plain)
+    return plain.removeprefix("the ")
+
+
+def _code(record: dict[str, Any]) -> str:
+    return str((record.get("ISO") or {}).get("alpha2") or "").upper()
+
+
+@functools.cache
+def _countries() -> dict[str, dict[str, Any]]:
+    """countryinfo's record for each ISO country code (its own choice where two records share one)."""
+    from countryinfo import CountryInfo
+
+    by_code: dict[str, dict[str, Any]] = {}
+    for record in CountryInfo.all().values():
+        code = _code(dict(record))
+        if code and code not in by_code:
+            # NOTE: countryinfo resolves a code to one record (Myanmar, not its older twin "Burma"); ask it which.
+            by_code[code] = dict(CountryInfo(code).info())
+    return by_code
+
+
+@functools.cache
+def _names() -> dict[str, str]:
+    """Every name the data knows for a country, as `key` writes it, to its ISO code."""
+    import pycountry
+    from countryinfo import CountryInfo
+
+    countries = _countries()
+    codes = {c.alpha_2.lower() for c in pycountry.countries} | {c.alpha_3.lower() for c in pycountry.countries}
+    spellings: list[tuple[str, str]] = []
+    for record in CountryInfo.all().values():
+        code = _code(dict(record))
+        # NOTE: a second record under a code is another name for the same country only if it agrees on the
+        # capital ("Burma" for Myanmar); "Wales" is filed under GB, and its capital would be London's.
+        if code in countries and record.get("capital") == countries[code].get("capital"):
+            spellings += [(code, str(s)) for s in [record["name"], *(record.get("altSpellings") or [])]]
+    for country in pycountry.countries:
+        for attr in ("name", "common_name", "official_name"):
+            name = str(getattr(country, attr, ""))
+            # "Holy See (Vatican City State)" is also said "Vatican City State"
+            spellings += [(country.alpha_2, part) for part in re.split(r"[()]", name)] if name else []
+    names: dict[str, str] = {}
+    for code, spelling in spellings:
+        said = key(spelling)
+        if code in countries and said and (said not in codes or said in SHORT_NAMES):
+            names.setdefault(said, code)
+    return names
+
+
+def find(said: str) -> str | None:
+    """The ISO code of the country `said` names, or None (a state, a city, a region or no place at all)."""
+    return _names().get(key(said))
+
+
+def _language(code: str) -> str:
+    import pycountry
+
+    language = pycountry.languages.get(alpha_2=code) or pycountry.languages.get(alpha_3=code)
+    name = str(getattr(language, "name", code)) if language is not None else code
+    return re.split(r"[;,(]", name)[0].strip()  # "Modern Greek (1453-)" is said "Modern Greek"
+
+
+def _currency(code: str) -> str:
+    import pycountry
+
+    currency = pycountry.currencies.get(alpha_3=code)
+    return str(currency.name) if currency is not None else code
+
+
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def named(said: str) -> str:
+    """The country as the user named it, in capitals fit to be read ("the United States", "Bosnia and Herzegovina")."""
+    words = []
+    for i, word in enumerate(_JOIN_LETTERS.sub(r"\1", said.strip()).split()):
+        if word.replace(".", "") in SHORT_NAMES:
+            word = word.upper()
+        elif not (i and word in _SMALL_WORDS) and word != "the":
+            word = word[:1].upper() + word[1:]
+        words.append(word)
+    return re.sub(r"(-|\b[Dd]')(\w)", lambda m: m[1].lower() + m[2].upper(), " ".join(words))
+
+
+def answer(code: str, fact: str, said: str) -> str:
+    """What the box says to `fact` about the country with ISO code `code`, named as the user named it."""
+    record = _countries()[code]
+    name = named(said)
+    match fact:
+        case "capital":
+            capital = NEWER_CAPITALS.get(code) or record.get("capital")
+            if isinstance(capital, list):
+                capital = _listed([str(c) for c in capital])
+            if capital:
+                return f"The capital of {name} is {str(capital).replace(' / ', ', ').rstrip('.')}."
+            return f"I don't have a capital for {name}."
+        case "currency":
+            codes = [str(c) for c in record.get("currencies") or [] if str(c) not in FUNDS]
+            if not codes:
+                return f"I don't have the currency of {name}."
+            names = [f"the {_currency(c)}" for c in codes]
+            return _sentence(f"{name} uses {_listed(names)}.")
+        case "languages":
+            languages = [_language(str(c)) for c in record.get("languages") or []]
+            if not languages:
+                return f"I don't have the languages of {name}."
+            plural = "languages of {} are" if len(languages) > 1 else "language of {} is"
+            return f"The main {plural.format(name)} {_listed(languages)}."
+        case "population":
+            people = record.get("population")
+            if not isinstance(people, int) or people <= 0:
+                return f"I don't have the population of {name}."
+            count = f"{say_about(people)} people around {POPULATION_YEAR}"
+            return _sentence(f"{name} had {count}, the latest count I have.")
+        case "area":
+            area = record.get("area")
+            if not isinstance(area, int | float) or area <= 0:
+                return f"I don't have the area of {name}."
+            return _sentence(f"{name} covers {say_about(area)} square kilometres.")
+    return f"I don't know that about {name}."
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]

@@ -1,0 +1,92 @@
+"""The chemical elements: symbols, atomic numbers and atomic masses, from periodictable (all 118 named elements)."""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import TYPE_CHECKING, Final
+
+from daemon.skills.amounts import parse_number
+from daemon.skills.speech import say_letters, say_number
+
+if TYPE_CHECKING:
+    from periodictable.core import Element
+
+BRITISH: Final = {"aluminium": "aluminum", "sulphur": "sulfur", "caesium": "cesium"}
+"""British spellings of element names; periodictable spells them as IUPAC's American English does."""
+
+
+@functools.cache
+def _table() -> tuple[Element, ...]:
+    """The named elements, hydrogen to oganesson (periodictable's element 0 is the neutron)."""
+    import periodictable
+
+    return tuple(e for e in periodictable.elements if e.number > 0)
+
+
+def by_name(said: str) -> Element | None:
+    """The element `said` names ("gold", "aluminium"), or None."""
+    name = " ".join(said.lower().split()).removeprefix("the element ").removeprefix("element ")
+    name = BRITISH.get(name, name)
+    return next((e for e in _table() if e.name == name), None)
+
+
+def read_symbol(said: str) -> str | None:
+    """A chemical symbol as typed or heard ("Fe", "f e", "F.E."), or None when it cannot be one."""
+    letters = re.sub(r"[\s.]", "", said)
+    return letters[:1].upper() + letters[1:].lower() if re.fullmatch(r"[A-Za-z]{1,3}", letters) else None
+
+
+def by_symbol(symbol: str) -> Element | None:
+    """The element whose symbol is `symbol`, or None."""
+    return next((e for e in _table() if e.symbol == symbol), None)
+
+
+def read_number(said: str) -> int | None:
+    """An atomic number as said ("79", "twenty six"), or None when it is no whole number."""
+    number = parse_number(said.removeprefix("number "))
+    return int(number) if number is not None and number == int(number) else None
+
+
+def by_number(number: int) -> Element | None:
+    """The element with atomic number `number`, or None."""
+    return next((e for e in _table() if e.number == number), None)
+
+
+def _said_name(element: Element, said: str) -> str:
+    """The element's name as the user said it, if they used a British spelling of it."""
+    asked = said.lower().strip()
+    return asked if BRITISH.get(asked) == element.name else str(element.name)
+
+
+def answer(fact: str, element: Element | None, said: str) -> str:
+    """What the box says to `fact` about `element`, or that no element answers to what was said."""
+    if element is None:
+        return _unknown(fact, said)
+    name = _said_name(element, said)
+    match fact:
+        case "symbol":
+            symbol = str(element.symbol)
+            spelled = f", spelled {say_letters(symbol)}" if len(symbol) > 1 else ""
+            return f"The chemical symbol for {name} is {symbol}{spelled}."
+        case "number":
+            return f"The atomic number of {name} is {element.number}."
+        case "mass":
+            return f"The atomic mass of {name} is {say_number(float(element.mass))}."
+        case "name":
+            return f"{_capital(name)} is element number {element.number}, symbol {element.symbol}."
+    return f"I don't know that about {name}."
+
+
+def _unknown(fact: str, said: str) -> str:
+    """The plain answer when no element answers: the table holds every element named so far."""
+    last = _table()[-1]
+    if fact == "name" and read_number(said) is not None:
+        return f"No element has atomic number {said}: the known ones go up to {last.number}, {last.name}."
+    if fact == "name":
+        return f"No element has the symbol {said}."
+    return f"I don't know an element called {said}."
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]

@@ -1,0 +1,90 @@
+"""The eight planets and Earth's Moon: their order from the Sun, their widths and how many moons each has.
+
+No package the box keeps carries the planets, so this one small table is typed here (and only this one).
+Diameters: NASA's Planetary Fact Sheet (equatorial, km). Moon counts: the IAU Minor Planet Center's confirmed moons
+as reported by NASA and the discoverers, checked 2025-08: Jupiter 95 (February 2024), Saturn 274 (March 2025, 128
+added at once), Uranus 29 (S/2025 U1 found by JWST, announced August 2025), Neptune 16 (February 2024). The giants'
+counts still grow, so the box says the year of each count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from daemon.skills.speech import say_about
+
+
+@dataclass(frozen=True)
+class Body:
+    """A planet or Earth's Moon, as the box can talk about it."""
+
+    name: str
+    diameter_km: float
+    """Equatorial."""
+    moons: int = 0
+    counted: int = 0
+    """The year of a moon count that is still growing; 0 for a count that is settled."""
+    moon_names: tuple[str, ...] = ()
+
+
+PLANETS: Final = (
+    Body("Mercury", 4879),
+    Body("Venus", 12104),
+    Body("Earth", 12756, 1, moon_names=("the Moon",)),
+    Body("Mars", 6792, 2, moon_names=("Phobos", "Deimos")),
+    Body("Jupiter", 142984, 95, 2024),
+    Body("Saturn", 120536, 274, 2025),
+    Body("Uranus", 51118, 29, 2025),
+    Body("Neptune", 49528, 16, 2024),
+)
+"""In order from the Sun."""
+MOON: Final = Body("the Moon", 3475)
+
+
+def find(said: str) -> Body | None:
+    """The planet (or Earth's Moon) `said` names, or None."""
+    name = said.lower().strip().removeprefix("planet ").removeprefix("the planet ")
+    if name in ("the moon", "moon", "our moon"):
+        return MOON
+    name = name.removeprefix("the ")
+    return next((p for p in PLANETS if p.name.lower() == name), None)
+
+
+def _moons(body: Body) -> str:
+    if body.moons == 0:
+        return f"{body.name} has no moons."
+    if body.counted:
+        return f"{body.name} has {body.moons} known moons, as counted in {body.counted}; more are still being found."
+    listed = " and ".join(body.moon_names)
+    return f"{body.name} has {'one moon' if body.moons == 1 else f'{body.moons} moons'}: {listed}."
+
+
+def _across(body: Body) -> str:
+    return f"{say_about(body.diameter_km)} kilometres across"
+
+
+def answer(fact: str, body: Body | None) -> str:
+    """What the box says to `fact` (about `body`, for the facts that name one)."""
+    largest = max(PLANETS, key=lambda p: p.diameter_km)
+    smallest = min(PLANETS, key=lambda p: p.diameter_km)
+    match fact:
+        case "moons" if body is not None:
+            return _moons(body)
+        case "size" if body is not None:
+            return f"{body.name[:1].upper()}{body.name[1:]} is {_across(body)}."
+        case "largest":
+            return f"{largest.name} is the largest planet, {_across(largest)}."
+        case "smallest":
+            return f"{smallest.name} is the smallest planet, {_across(smallest)}."
+        case "closest":
+            return f"{PLANETS[0].name} is the planet closest to the Sun."
+        case "farthest":
+            return f"{PLANETS[-1].name} is the planet farthest from the Sun."
+        case "count":
+            planets = f"There are {len(PLANETS)} planets in the solar system."
+            return f"{planets} Pluto has been called a dwarf planet since 2006."
+        case "most_moons":
+            most = max(PLANETS, key=lambda p: p.moons)
+            return f"{most.name} has the most moons: {most.moons} known, as counted in {most.counted}."
+    return "I don't know that about the planets."

@@ -1,0 +1,136 @@
+"""Facts inside the box's one assembly, on the stand-in engines: a country, an element, a planet, a holiday, a leap
+year or a spelling is answered by its skill in a turn of its own, the model never asked (not even for a tool call);
+the calendar goes by the box's trusted clock and says so when nothing vouches for it; a spoken spelling request is
+heard, answered and said; questions near the facts but outside the data still go to the model."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from daemon.box.audio import frames_of
+from daemon.events import AnswerStartedEarly, SkillCalled, SpeakingFinished, TurnEnded
+from daemon.ports import Engines
+from daemon.skills import clock
+from daemon.skills.honest import UNSET_CLOCK
+from tests import inprocess
+from tests.fast.script import SPEED, WAIT_S
+from tests.fast.test_skills_in_the_box import AssembledBox, box_config
+from tests.harness import names, of
+from tests.inprocess import ScriptedModel, ScriptedRecogniser, ToneVoice, silence, wake_marker
+from tests.mic import ScriptedMic
+
+NOW = datetime.datetime(2026, 12, 1, 12, 0).timestamp()
+"""The box's clock in these tests: local noon on 1 December 2026, 24 days before Christmas."""
+
+FACTS = [
+    ("What is the capital of Spain?", "country", "The capital of Spain is Madrid."),
+    ("what currency does japan use", "country", "Japan uses the Yen."),
+    (
+        "how many people live in italy",
+        "country",
+        "Italy had about 61 million people around 2014, the latest count I have.",
+    ),
+    ("which element has the symbol Fe", "element", "Iron is element number 26, symbol Fe."),
+    ("what is the atomic number of carbon", "element", "The atomic number of carbon is 6."),
+    ("what is the chemical symbol for unobtainium", "element", "I don't know an element called unobtainium."),
+    ("how many moons does mars have", "planet", "Mars has 2 moons: Phobos and Deimos."),
+    ("what is the largest planet", "planet", "Jupiter is the largest planet, about 143 thousand kilometres across."),
+    ("what day is christmas next year", "holiday", "In 2027, Christmas Day falls on a Saturday."),
+    ("how many days until christmas", "holiday", "There are 24 days until Christmas Day."),
+    ("is 2028 a leap year", "leap_year", "Yes, 2028 is a leap year."),
+    ("how do you spell necessary", "spell", "Necessary is spelled N, E, C, E, S, S, A, R, Y."),
+]
+"""Each question, the skill that must answer it and its whole reply (by the clock at NOW)."""
+
+
+@pytest.fixture
+def box(stand_ins: Engines, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[AssembledBox]:
+    """The assembly with tool calls on (a fact no template took would go to the model to route), its clock at NOW."""
+    monkeypatch.setattr(clock.BoxClock, "now", lambda self: NOW + self.offset_s)
+    opened = AssembledBox(box_config(tmp_path, tool_calls=True), stand_ins, tmp_path)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+@pytest.mark.parametrize(("said", "skill", "reply"), FACTS)
+def test_a_fact_is_answered_by_its_skill_in_a_turn_of_its_own(
+    box: AssembledBox, model: ScriptedModel, said: str, skill: str, reply: str
+) -> None:
+    result = box.ask(said)
+    assert (result.outcome, result.answer) == ("answered", reply)
+    assert [(e.skill, e.by, e.reply) for e in of(box.events, SkillCalled)] == [(skill, "template", reply)]
+    assert names(box.events) == ["TurnStarted", "ThinkingStarted", "SkillCalled", "AnswerFinished", "TurnEnded"]
+    assert model.asked == [] and model.tool_requests == []  # never a guess: the model is not asked at all
+
+
+def test_a_fact_may_be_spoken_and_repeated(box: AssembledBox, model: ScriptedModel, voice: ToneVoice) -> None:
+    reply = "The capital of Australia is Canberra."
+    assert box.ask("what's the capital of australia", speak=True).answer == reply
+    assert [(e.spoken, e.interrupted) for e in of(box.events, SpeakingFinished)] == [(reply, False)]
+    assert voice.said == [reply]
+    assert box.ask("say that again").answer == reply
+    assert [e.skill for e in of(box.events, SkillCalled)] == ["country", "repeat"]
+    assert model.asked == []
+
+
+def test_the_calendar_is_honest_when_nothing_vouches_for_the_clock(
+    stand_ins: Engines, tmp_path: Path, model: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(clock, "ntp_synchronised", lambda: False)  # no network
+    monkeypatch.setattr(clock, "rtc_set_the_clock", lambda *_: False)  # no real-time clock
+    box = AssembledBox(box_config(tmp_path, trust_clock="auto"), stand_ins, tmp_path)
+    try:
+        assert box.ask("how many days until christmas").answer == UNSET_CLOCK
+        assert box.ask("what day is christmas next year").answer == UNSET_CLOCK
+        assert box.ask("what day is christmas 2027").answer == "In 2027, Christmas Day falls on a Saturday."
+    finally:
+        box.close()
+    assert [e.skill for e in of(box.events, SkillCalled)] == ["holiday", "holiday", "holiday"]
+    assert model.asked == []
+
+
+def test_a_spoken_spelling_request_is_heard_answered_and_said(
+    stand_ins: Engines, recogniser: ScriptedRecogniser, model: ScriptedModel, voice: ToneVoice, tmp_path: Path
+) -> None:
+    recogniser.will_hear("how do you spell necessary")
+    box = AssembledBox(box_config(tmp_path), stand_ins, tmp_path)
+    mic = ScriptedMic(speed=SPEED)
+    mic.say(silence(0.3))
+    mic.say(wake_marker())
+    mic.say(inprocess.voice(5))  # five words of the stand-ins' voice
+    try:
+        hearing = asyncio.run_coroutine_threadsafe(
+            box.parts.keeper.hear(frames_of(mic, box.parts.keeper.listener)), box.loop
+        )
+        box.until(lambda: of(box.events, TurnEnded), "the spoken turn's end")
+        mic.end()
+        hearing.result(WAIT_S)
+    finally:
+        mic.close()
+        box.close()
+    reply = "Necessary is spelled N, E, C, E, S, S, A, R, Y."
+    assert [(e.skill, e.by, e.reply) for e in of(box.events, SkillCalled)] == [("spell", "template", reply)]
+    assert of(box.events, AnswerStartedEarly) == []  # a skill acts only once the question is over
+    # NOTE: the voice may take the first chunk at a comma and end it as a sentence ("...spelled N."): every letter
+    # is still said, in order, once.
+    assert [re.findall(r"\b[A-Z]\b", e.spoken) for e in of(box.events, SpeakingFinished)] == [list("NECESSARY")]
+    assert re.findall(r"\b[A-Z]\b", " ".join(voice.said)) == list("NECESSARY")
+    assert model.asked == []
+
+
+def test_questions_near_the_facts_but_outside_the_data_still_go_to_the_model(
+    box: AssembledBox, model: ScriptedModel
+) -> None:
+    near = ["what is the capital of texas", "how far is the moon", "how many legs does a spider have"]
+    answers = [box.ask(question).answer for question in near]
+    assert answers == [f"You said: {question}" for question in near]
+    assert of(box.events, SkillCalled) == []
+    assert model.asked == near and model.tool_requests == []

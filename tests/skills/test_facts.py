@@ -1,0 +1,308 @@
+"""Facts the box knows exactly, from the data packages it keeps: each kind answered right for several items and
+wordings, the calendar by a fixed clock (and honestly without one), and what the data lacks never guessed."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+
+from daemon.box.asking import SilentSink
+from daemon.skills.clock import BoxClock, ClockState, Source
+from daemon.skills.facts import calendar_facts, countries, elements, sky
+from daemon.skills.honest import UNSET_CLOCK
+from daemon.skills.intents import SkillCall, match
+from daemon.skills.skills import Skills
+from daemon.skills.speech import say_about
+from daemon.turn.volume import VolumeSink
+
+DECEMBER_1 = datetime.datetime(2026, 12, 1, 12, 0)
+"""Local noon, 24 days before Christmas; this year's Easter and Halloween have passed."""
+
+
+class _FixedClock(BoxClock):
+    """The box's clock, trusted and stopped at one local time (or untrusted: nothing vouches for it)."""
+
+    def __init__(self, at: datetime.datetime, trusted: bool = True) -> None:
+        super().__init__("system")
+        self._at, self._trusted = at.timestamp(), trusted
+
+    def now(self) -> float:
+        return self._at
+
+    def state(self) -> ClockState:
+        return ClockState(Source.SYSTEM if self._trusted else Source.GUESS, "a test's clock")
+
+
+def _skills(at: datetime.datetime = DECEMBER_1, trusted: bool = True) -> Skills:
+    return Skills(_FixedClock(at, trusted), VolumeSink(SilentSink()), "boot-a", now_boot=lambda: 1000.0)
+
+
+def _said(said: str, skills: Skills | None = None) -> tuple[str, str]:
+    """The skill `said` is routed to and what it answers; fails when it would go to the language model."""
+    call = match(said)
+    assert call is not None, f"no skill took {said!r}: it would go to the language model"
+    return call.skill, (skills or _skills()).run(call).text
+
+
+@pytest.mark.parametrize(
+    ("said", "reply"),
+    [
+        ("What is the capital of Italy?", "The capital of Italy is Rome."),
+        ("what's the capital of spain", "The capital of Spain is Madrid."),
+        ("capital of Japan", "The capital of Japan is Tokyo."),
+        ("What is the capital city of Australia?", "The capital of Australia is Canberra."),
+        ("which city is the capital of the netherlands", "The capital of the Netherlands is Amsterdam."),
+        ("what is the capital of the U.S.A.", "The capital of the USA is Washington D.C."),
+        ("what currency does japan use", "Japan uses the Yen."),
+        ("what currency do they use in switzerland", "Switzerland uses the Swiss Franc."),
+        ("what's the currency of the united states", "The United States uses the US Dollar."),
+        (
+            "what languages are spoken in switzerland",
+            "The main languages of Switzerland are German, French and Italian.",
+        ),
+        ("what language do they speak in brazil", "The main language of Brazil is Portuguese."),
+        ("how many people live in spain", "Spain had about 47 million people around 2014, the latest count I have."),
+        ("what is the population of china", "China had about 1.4 billion people around 2014, the latest count I have."),
+        ("how big is spain", "Spain covers about 506 thousand square kilometres."),
+        ("what is the area of france", "France covers about 641 thousand square kilometres."),
+    ],
+)
+def test_a_country_fact_is_answered_from_the_country_data(said: str, reply: str) -> None:
+    assert _said(said) == ("country", reply)
+
+
+def test_a_country_is_found_by_its_other_names() -> None:
+    assert countries.find("holland") == countries.find("the netherlands") == "NL"
+    assert countries.find("burma") == countries.find("myanmar") == "MM"
+    assert countries.find("eswatini") == countries.find("swaziland") == "SZ"
+    assert countries.find("u s a") == countries.find("united states of america") == "US"
+    assert countries.find("côte d'ivoire") == countries.find("ivory coast") == "CI"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "what is the capital of texas",  # a state: the model may know it, the country data does not
+        "what is the capital of atlantis",
+        "how many people live in london",
+        "what is the population of the world",
+        "how big is the universe",
+        "how big is it",  # "it" is Italy's code, never a country said
+        "what currency do they use in scotland",  # a nation without an ISO code of its own: the data has no answer
+        "what is the symbol for peace",  # "symbol for" alone names an element only when it is one
+    ],
+)
+def test_a_place_the_data_does_not_hold_is_left_to_the_language_model(said: str) -> None:
+    assert match(said) is None
+
+
+def test_a_known_country_without_the_fact_says_so() -> None:
+    assert _said("what is the capital of antarctica")[1] == "I don't have a capital for Antarctica."
+    assert _said("what currency does antarctica use")[1] == "I don't have the currency of Antarctica."
+
+
+@pytest.mark.parametrize(
+    ("said", "reply"),
+    [
+        ("what is the chemical symbol for gold", "The chemical symbol for gold is Au, spelled A, U."),
+        ("what's the symbol for carbon", "The chemical symbol for carbon is C."),
+        ("what is the chemical symbol of aluminium", "The chemical symbol for aluminium is Al, spelled A, L."),
+        ("what is the atomic number of carbon", "The atomic number of carbon is 6."),
+        ("what's oxygen's atomic number", "The atomic number of oxygen is 8."),
+        ("which element has the symbol Fe", "Iron is element number 26, symbol Fe."),
+        ("which element has the symbol f e", "Iron is element number 26, symbol Fe."),
+        ("what does the symbol Na stand for", "Sodium is element number 11, symbol Na."),
+        ("which element has atomic number seventy nine", "Gold is element number 79, symbol Au."),
+        ("what is the atomic mass of carbon", "The atomic mass of carbon is 12.01."),
+    ],
+)
+def test_an_element_fact_is_answered_from_the_periodic_table(said: str, reply: str) -> None:
+    assert _said(said) == ("element", reply)
+
+
+@pytest.mark.parametrize(
+    ("said", "reply"),
+    [
+        ("what is the chemical symbol for unobtainium", "I don't know an element called unobtainium."),
+        ("what is the atomic number of water", "I don't know an element called water."),
+        ("which element has the symbol Xq", "No element has the symbol Xq."),
+        (
+            "which element has the atomic number two hundred",
+            "No element has atomic number 200: the known ones go up to 118, oganesson.",
+        ),
+    ],
+)
+def test_an_element_the_table_does_not_hold_is_answered_plainly_not_guessed(said: str, reply: str) -> None:
+    assert _said(said) == ("element", reply)
+
+
+def test_the_table_holds_every_named_element() -> None:
+    assert [elements.by_number(n).name for n in (1, 26, 118)] == ["hydrogen", "iron", "oganesson"]  # type: ignore[union-attr]
+    assert elements.by_number(119) is None and elements.by_symbol("Og") is not None
+
+
+@pytest.mark.parametrize(
+    ("said", "reply"),
+    [
+        ("how many moons does mars have", "Mars has 2 moons: Phobos and Deimos."),
+        ("how many moons has the earth got", "Earth has one moon: the Moon."),
+        ("does venus have any moons", "Venus has no moons."),
+        (
+            "how many moons does jupiter have",
+            "Jupiter has 95 known moons, as counted in 2024; more are still being found.",
+        ),
+        ("what is the largest planet", "Jupiter is the largest planet, about 143 thousand kilometres across."),
+        (
+            "what's the biggest planet in the solar system",
+            "Jupiter is the largest planet, about 143 thousand kilometres across.",
+        ),
+        ("which planet is closest to the sun", "Mercury is the planet closest to the Sun."),
+        ("how big is mars", "Mars is about 6790 kilometres across."),
+        ("how big is the moon", "The Moon is about 3480 kilometres across."),
+        ("which planet has the most moons", "Saturn has the most moons: 274 known, as counted in 2025."),
+    ],
+)
+def test_the_planets_are_answered_from_the_small_table(said: str, reply: str) -> None:
+    assert _said(said) == ("planet", reply)
+
+
+def test_the_table_is_the_eight_planets_in_order() -> None:
+    assert [p.name for p in sky.PLANETS] == [
+        "Mercury", "Venus", "Earth", "Mars", "Jupiter", "Saturn", "Uranus", "Neptune"
+    ]  # fmt: skip
+    assert match("how many moons does pluto have") is None  # a dwarf planet: for the model
+
+
+@pytest.mark.parametrize(
+    ("said", "reply"),
+    [
+        ("what day is christmas next year", "In 2027, Christmas Day falls on a Saturday."),
+        ("what day of the week is christmas this year", "In 2026, Christmas Day falls on a Friday."),
+        ("what day is christmas 2030", "In 2030, Christmas Day falls on a Wednesday."),
+        ("when is easter next year", "In 2027, Easter Sunday falls on March the twenty eighth."),
+        ("when is easter", "In 2027, Easter Sunday falls on March the twenty eighth."),  # 2026's has passed
+        ("how many days until christmas", "There are 24 days until Christmas Day."),
+        ("how many sleeps till christmas", "There are 24 days until Christmas Day."),
+        ("how long until new year", "There are 31 days until New Year's Day."),
+        ("how many days until halloween", "There are 334 days until Halloween."),  # next year's
+        (
+            "when is thanksgiving next year",
+            "In 2027, Thanksgiving Day in the United States falls on Thursday, November the twenty fifth.",
+        ),
+    ],
+)
+def test_a_holiday_is_dated_by_the_holidays_calendars_and_the_trusted_clock(said: str, reply: str) -> None:
+    assert _said(said) == ("holiday", reply)
+
+
+def test_days_until_a_holiday_on_its_eve_and_on_the_day() -> None:
+    assert _said("how many days until christmas", _skills(datetime.datetime(2026, 12, 24, 9)))[1] == (
+        "Christmas Day is tomorrow."
+    )
+    assert _said("how many days until christmas", _skills(datetime.datetime(2026, 12, 25, 9)))[1] == (
+        "It's Christmas Day today."
+    )
+
+
+def test_without_a_trusted_clock_only_a_year_said_is_answered() -> None:
+    unset = _skills(trusted=False)
+    assert _said("how many days until christmas", unset)[1] == UNSET_CLOCK
+    assert _said("what day is christmas next year", unset)[1] == UNSET_CLOCK
+    assert _said("is next year a leap year", unset)[1] == UNSET_CLOCK
+    assert _said("what day is christmas 2027", unset)[1] == "In 2027, Christmas Day falls on a Saturday."
+    assert _said("is 2028 a leap year", unset)[1] == "Yes, 2028 is a leap year."
+
+
+@pytest.mark.parametrize(
+    ("said", "reply"),
+    [
+        ("is 2028 a leap year", "Yes, 2028 is a leap year."),
+        ("is twenty twenty eight a leap year", "Yes, 2028 is a leap year."),
+        ("was 1900 a leap year", "No, 1900 isn't a leap year: a year ending in 00 is one only if it divides by 400."),
+        ("was 2000 a leap year", "Yes, 2000 is a leap year."),
+        ("will 2027 be a leap year", "No, 2027 isn't a leap year."),
+        ("is this year a leap year", "No, 2026 isn't a leap year."),
+        ("when is the next leap year", "The next leap year is 2028."),
+    ],
+)
+def test_leap_years_by_the_gregorian_rule(said: str, reply: str) -> None:
+    assert _said(said) == ("leap_year", reply)
+
+
+@pytest.mark.parametrize(
+    ("said", "reply"),
+    [
+        ("how do you spell necessary", "Necessary is spelled N, E, C, E, S, S, A, R, Y."),
+        ("spell necessary", "Necessary is spelled N, E, C, E, S, S, A, R, Y."),
+        ("can you spell rhythm for me", "Rhythm is spelled R, H, Y, T, H, M."),
+        ("how is accommodate spelled", "Accommodate is spelled A, C, C, O, M, M, O, D, A, T, E."),
+        ("spell the word mother-in-law", "Mother-in-law is spelled M, O, T, H, E, R, hyphen, I, N, hyphen, L, A, W."),
+    ],
+)
+def test_a_word_is_spelled_letter_by_letter(said: str, reply: str) -> None:
+    assert _said(said) == ("spell", reply)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "how do you spell it",
+        "can you spell that",
+        "spell 42",
+        "spell out the steps",
+        "how do you spell check a document",
+        "how do you spell your name",
+    ],
+)
+def test_a_spelling_request_without_one_word_to_spell_goes_to_the_model(said: str) -> None:
+    assert match(said) is None
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "how far is the moon",
+        "what is the distance to the sun",
+        "how many legs does a spider have",
+        "what is the boiling point of water",
+        "what is a leap year",
+        "why do we have leap years",
+        "is pluto still a planet",
+        "what is the sun made of",
+        "how big is the sun",
+        "what's the smallest country in the world",
+        "which country has the most people",
+        "who discovered gold in california",
+        "what day did the titanic sink",
+    ],
+)
+def test_questions_near_the_facts_but_not_in_the_data_go_to_the_model(said: str) -> None:
+    assert match(said) is None
+
+
+def test_amounts_are_rounded_as_said() -> None:
+    assert [say_about(v) for v in (46_507_760, 1_367_110_000, 8_183_800, 505_992, 12_742, 921)] == [
+        "about 47 million", "about 1.4 billion", "about 8.2 million", "about 506 thousand", "about 12.7 thousand",
+        "about 921",
+    ]  # fmt: skip
+
+
+def test_years_are_read_as_said() -> None:
+    said = ("2028", "twenty twenty eight", "nineteen hundred", "the year 2000")
+    assert [calendar_facts.read_year(s) for s in said] == [2028, 2028, 1900, 2000]
+    assert calendar_facts.read_year("or not") is None
+
+
+def test_a_fact_call_carries_what_the_answer_needs() -> None:
+    assert match("what is the capital of spain") == SkillCall(
+        "country", {"fact": "capital", "code": "ES", "country": "spain"}
+    )
+    assert match("what day is christmas next year") == SkillCall(
+        "holiday", {"offset": 1, "holiday": "christmas", "ask": "day"}
+    )
+
+
+def test_a_capital_that_changed_after_the_data_was_made_is_the_new_one() -> None:
+    assert countries.answer("KZ", "capital", "kazakhstan") == "The capital of Kazakhstan is Astana."
+    assert countries.answer("BI", "capital", "burundi") == "The capital of Burundi is Gitega."
