@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-import time
+import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,11 +27,18 @@ SECTIONS = {f.name: type(getattr(Config(), f.name)) for f in dataclasses.fields(
 DOCS = Path(__file__).parents[2] / "docs" / "configuration.md"
 
 
-def test_a_50_mb_system_prompt_is_refused_at_once_by_its_name() -> None:
-    started = time.perf_counter()
+def test_a_50_mb_system_prompt_is_refused_at_once_by_its_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    read: list[int] = []
+    loads = tomllib.loads
+
+    def reading(text: str) -> dict[str, Any]:
+        read.append(len(text))
+        return loads(text)
+
+    monkeypatch.setattr(tomllib, "loads", reading)
     with pytest.raises(ConfigError) as refused:
         parse('[llm]\nsystem_prompt = "' + "a" * 50_000_000 + '"\n', "talkbox.toml")
-    assert time.perf_counter() - started < 1.0  # tomllib alone would read it for seconds
+    assert read and max(read) <= file.MAX_FILE_CHARS  # refused by its size: the 50 MB were never parsed
     assert refused.value.code == "config-invalid"
     assert refused.value.message.startswith("llm.system_prompt = ")
     assert f"at most {SYSTEM_PROMPT_MAX_CHARS} characters" in refused.value.message
