@@ -122,11 +122,15 @@ class TurnKeeper:
         self._current: Turn | None = None
         self._tasks: set[asyncio.Task[TurnResult]] = set()  # turns still finishing (an interrupted one may overlap)
         self._waiting: collections.deque[_Typed] = collections.deque()
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._source_ended = False
         self._closing = False
         self.last_barge_in_s = 0.0
         """Seconds from the last barge-in to silence (for benchmarks)."""
+
+    @property
+    def _loop(self) -> asyncio.AbstractEventLoop | None:
+        """The loop turns run on, once started."""
+        return self._crossing.loop
 
     @property
     def last_answer(self) -> str:
@@ -136,7 +140,6 @@ class TurnKeeper:
     def start(self) -> None:
         """Bind to the running loop; typed questions are taken from now on."""
         self._crossing.bind()
-        self._loop = self._crossing.loop
         self._closing = False
         self.listener.start()
 

@@ -5,7 +5,6 @@ heard, answered and said; questions near the facts but outside the data still go
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 import re
 from collections.abc import Iterator
@@ -13,13 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from daemon.box.audio import frames_of
-from daemon.events import AnswerStartedEarly, SkillCalled, SpeakingFinished, TurnEnded
+from daemon.events import AnswerStartedEarly, SkillCalled, SpeakingFinished
 from daemon.ports import Engines
 from daemon.skills import clock
 from daemon.skills.honest import UNSET_CLOCK
 from tests import inprocess
-from tests.fast.script import SPEED, WAIT_S
+from tests.fast.script import SPEED
 from tests.fast.test_skills_in_the_box import AssembledBox, box_config
 from tests.harness import names, of
 from tests.inprocess import ScriptedModel, ScriptedRecogniser, ToneVoice, silence, wake_marker
@@ -106,16 +104,7 @@ def test_a_spoken_spelling_request_is_heard_answered_and_said(
     mic.say(silence(0.3))
     mic.say(wake_marker())
     mic.say(inprocess.voice(5))  # five words of the stand-ins' voice
-    try:
-        hearing = asyncio.run_coroutine_threadsafe(
-            box.parts.keeper.hear(frames_of(mic, box.parts.keeper.listener)), box.loop
-        )
-        box.until(lambda: of(box.events, TurnEnded), "the spoken turn's end")
-        mic.end()
-        hearing.result(WAIT_S)
-    finally:
-        mic.close()
-        box.close()
+    box.hear_one_turn(mic)
     reply = "Necessary is spelled N, E, C, E, S, S, A, R, Y."
     assert [(e.skill, e.by, e.reply) for e in of(box.events, SkillCalled)] == [("spell", "template", reply)]
     assert of(box.events, AnswerStartedEarly) == []  # a skill acts only once the question is over

@@ -86,6 +86,18 @@ class AssembledBox:
             assert time.monotonic() < deadline, f"{what} not in time; events: {names(self.events)}"
             time.sleep(0.01)
 
+    def hear_one_turn(self, mic: ScriptedMic) -> None:
+        """Serve the microphone until its first turn has ended, then leave the assembly (`close`)."""
+        keeper = self.parts.keeper
+        try:
+            hearing = asyncio.run_coroutine_threadsafe(keeper.hear(frames_of(mic, keeper.listener)), self.loop)
+            self.until(lambda: of(self.events, TurnEnded), "the spoken turn's end")
+            mic.end()
+            hearing.result(WAIT_S)
+        finally:
+            mic.close()
+            self.close()
+
     def close(self) -> None:
         """Leave the assembly (the turn under way finishes), stop the loop."""
         self.on_loop(self._stack.aclose())
@@ -235,16 +247,7 @@ def test_a_spoken_skill_request_ends_sooner_and_is_never_answered_early(
     mic.say(silence(0.3))
     mic.say(wake_marker())
     mic.say(voice(5))
-    try:
-        hearing = asyncio.run_coroutine_threadsafe(
-            box.parts.keeper.hear(frames_of(mic, box.parts.keeper.listener)), box.loop
-        )
-        box.until(lambda: of(box.events, TurnEnded), "the spoken turn's end")
-        mic.end()
-        hearing.result(WAIT_S)
-    finally:
-        mic.close()
-        box.close()
+    box.hear_one_turn(mic)
     assert [e.complete for e in of(box.events, EndJudged)] == [True]  # a whole command...
     ended = of(box.events, ListeningEnded)[0]
     assert ended.reason == "silence" and ended.after_last_voice_s < QUICK.trailing_silence_s  # ...ends sooner
