@@ -129,6 +129,8 @@ class GenerationStats:
     dropped_turns: int = 0
     """Old exchanges forgotten to make this prompt fit."""
     cancelled: bool = False
+    reference: str = ""
+    """The encyclopedia article a passage was read from into the prompt ("" if none was)."""
 
     @property
     def decode_tokens_per_s(self) -> float:
@@ -201,12 +203,12 @@ class ConversationMemory(Protocol):
         """Drop the conversation history."""
         ...
 
-    def truncate_last_answer(self, spoken: str) -> None:
-        """Remember only `spoken` of the last answer (the user interrupted the rest)."""
+    def truncate_answer(self, question: str, spoken: str) -> None:
+        """Remember only `spoken` of the latest answer to `question` (the user interrupted the rest)."""
         ...
 
     def retract(self, question: str) -> None:
-        """Forget the last exchange if it answered `question` (an early answer nobody heard)."""
+        """Forget the latest exchange that answered `question` (an early answer nobody heard)."""
         ...
 
     def remembered(self) -> tuple[Exchange, ...]:

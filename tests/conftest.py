@@ -48,7 +48,7 @@ def dev_config(models_dir: Path) -> Config:
 
 @pytest.fixture(scope="session")
 def llm(dev_config: Config):  # type: ignore[no-untyped-def]
-    """The real chat model (SmolLM2-135M-Instruct)."""
+    """The real chat model (the dev profile's brain, Qwen2.5-Coder-1.5B-Instruct Q4_K_M)."""
     from daemon.engines.load import load_llm
 
     return load_llm(dev_config)
@@ -106,6 +106,18 @@ def engines(llm, stt, tts, dev_config: Config) -> Engines:  # type: ignore[no-un
 
     wake = load_wake(dev_config)
     return Engines(stt=stt, llm=llm, memory=llm.conversation, tts=tts, vad=load_vad(dev_config), wake=wake)
+
+
+@pytest.fixture(scope="session")
+def small_engines(stt, tts, dev_config: Config) -> Engines:  # type: ignore[no-untyped-def]
+    """The dev engines with the `small` profile's brain (SmolLM2-135M): for tests of the turn's timing, which the
+    dev brain (Qwen2.5-Coder-1.5B, ~6 tokens/s on one thread here) would make tests of this machine's speed."""
+    from daemon.engines.load import load_llm, load_vad, load_wake
+
+    small = load_llm(dataclasses.replace(dev_config, models=dataclasses.replace(dev_config.models, profile="small")))
+    return Engines(
+        stt=stt, llm=small, memory=small.conversation, tts=tts, vad=load_vad(dev_config), wake=load_wake(dev_config)
+    )
 
 
 Speech = Callable[..., Int16Array]

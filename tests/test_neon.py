@@ -1,7 +1,9 @@
-"""The image's llama.cpp runs its NEON kernels on a Pi 4 core and a Pi 5 core and decodes like x86 does.
+"""The image's llama.cpp runs the box's brain (Q4_K_M) with its NEON kernels on a Pi 4 core and a Pi 5 core and
+decodes like x86 does.
 
 The probe (image-build/neon-check/greedy.cpp) is built by .ci/setup; the aarch64 build runs under qemu-user with
-the CPU model of each board, so an instruction the core lacks would die with SIGILL.
+the CPU model of each board, so an instruction the core lacks would die with SIGILL. The Q4_K and Q6_K kernels (and
+their repacked 8x4 layouts) are other code than the Q4_1 ones of the small profile's model.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from daemon.config import Config
+from daemon.modelstore.gguf import read_header
 from daemon.modelstore.select import select
 
 PROBE = Path(os.environ.get("TALKBOX_NEON_DIR", Path.home() / ".cache/talkbox/aarch64/neon-check"))
@@ -37,8 +40,10 @@ def _greedy(argv: list[str], env: dict[str, str] | None = None) -> tuple[list[in
 
 @pytest.fixture(scope="module")
 def model(dev_config: Config) -> str:
-    """The dev profile's GGUF, verified."""
-    return str(select(dev_config, "llm").path)
+    """The dev profile's GGUF, verified: the Q4_K_M the product ships."""
+    path = select(dev_config, "llm").path
+    assert read_header(path).file_type == "Q4_K_M"
+    return str(path)
 
 
 @pytest.fixture(scope="module")

@@ -263,8 +263,8 @@ def soak(cfg: Config, args: argparse.Namespace) -> int:
 
 
 def _progress(args: argparse.Namespace) -> Callable[[str], None]:
-    """Progress lines go to the terminal, not into a JSON report."""
-    return (lambda _: None) if args.json else print
+    """Progress lines go to the terminal, beside a JSON report on stderr."""
+    return (lambda line: print(line, file=sys.stderr, flush=True)) if args.json else print
 
 
 def _report(report: dict[str, Any], table: Callable[[dict[str, Any]], str], as_json: bool) -> int:
@@ -322,7 +322,7 @@ def eval_answers(cfg: Config, args: argparse.Namespace) -> int:
     from daemon.lab.answers_eval import run_eval_answers
     from daemon.lab.evaluation.answers import table
 
-    report = run_eval_answers(cfg, args.quick, args.spoken, args.model, say=_progress(args))
+    report = run_eval_answers(cfg, args.quick, args.spoken, args.model, args.half, say=_progress(args))
     return _report(report, table, args.json)
 
 

@@ -18,7 +18,7 @@ from daemon.config import Config
 from daemon.engines.native import quiet_native_stderr
 from daemon.errors import TalkboxError
 from daemon.modelstore.manifest import ROLES
-from daemon.modelstore.select import manifest_for, select
+from daemon.modelstore.select import manifest_for, select, select_knowledge
 from daemon.service.statefile import atomic_write
 
 MIN_FREE_DISK_BYTES: Final = 200 * 1024 * 1024
@@ -53,7 +53,22 @@ def _models(cfg: Config) -> list[Check]:
             )
         except TalkboxError as err:
             checks.append(Check(f"{role} model", False, err.message, "talkbox models fetch; talkbox models verify"))
+    if cfg.llm.encyclopedia:
+        checks.append(_encyclopedia(cfg))
     return checks
+
+
+def _encyclopedia(cfg: Config) -> Check:
+    """The profile's encyclopedia and its index; without it the model answers from what it knows (not required)."""
+    started = time.monotonic()
+    try:
+        chosen = select_knowledge(cfg)
+    except TalkboxError as err:
+        fix = "sudo talkbox models verify (rebuilds the index)"
+        return Check("encyclopedia", False, f"{err.message}: answers go without it", fix, required=False)
+    if chosen is None:
+        return Check("encyclopedia", True, "none in this profile", required=False)
+    return Check("encyclopedia", True, f"{chosen.name} verified in {time.monotonic() - started:.1f} s", required=False)
 
 
 def _audio_in(cfg: Config) -> Check:

@@ -48,12 +48,12 @@ def models_list(cfg: Config, args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
         return EXIT_OK
-    print(f"{'NAME':32} {'ROLE':5} {'SIZE':>9}  {'HERE':4}  {'PROFILES':12} LICENCE")
+    print(f"{'NAME':35} {'ROLE':9} {'SIZE':>9}  {'HERE':4}  {'PROFILES':20} LICENCE")
     for r in rows:
         profiles = ",".join(r["profiles"]) or "-"
         print(
-            f"{r['name']:32} {r['role']:5} {r['size'] / 1e6:7.1f}MB  {'yes' if r['present'] else 'no':4}  "
-            f"{profiles:12} {r['licence']}"
+            f"{r['name']:35} {r['role']:9} {r['size'] / 1e6:7.1f}MB  {'yes' if r['present'] else 'no':4}  "
+            f"{profiles:20} {r['licence']}"
         )
     print(f"\nprofile in use: {cfg.models.profile}; models directory: {models_dir}")
     return EXIT_OK

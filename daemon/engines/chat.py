@@ -48,6 +48,9 @@ class ChatPrompt:
         )
         self.is_eog: Callable[[int], bool] = lambda tok: bool(llama_cpp.llama_vocab_is_eog(vocab, tok))
         """True for a token that ends generation."""
+        trained = meta.get(f"{meta.get('general.architecture', '')}.context_length", "0")
+        self.trained_context = int(trained) if str(trained).isdigit() else 0
+        """The context the model was trained for (0: the GGUF does not say)."""
 
     def tokens(self, messages: list[Message]) -> list[int]:
         """The prompt for `messages`, tokenized."""
@@ -57,7 +60,15 @@ class ChatPrompt:
 
 
 def check_room(config: LlmConfig, chat: ChatPrompt) -> None:
-    """ConfigError unless the system prompt, the longest question and the longest answer fit the context."""
+    """ConfigError unless the system prompt, the longest question and the longest answer fit the context, and the
+    context fits what the model was trained for."""
+    if chat.trained_context and config.context_tokens > chat.trained_context:
+        # NOTE: llama.cpp runs past it with a warning, but the answers fall apart beyond the trained positions.
+        raise ConfigError(
+            "config-invalid",
+            f"llm.context_tokens = {config.context_tokens} is more than the {chat.trained_context} tokens the model "
+            "was trained for",
+        )
     fixed = len(chat.tokens([{"role": "system", "content": config.system_prompt}, {"role": "user", "content": ""}]))
     if fixed + config.max_question_tokens + config.max_answer_tokens > config.context_tokens:
         raise ConfigError(

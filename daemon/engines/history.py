@@ -28,13 +28,17 @@ class Conversation:
         """Drop the conversation history."""
         self.clear()
 
-    def truncate_last_answer(self, spoken: str) -> None:
-        """Remember only what the user heard of the last answer."""
-        self.amend_last_answer(spoken)
+    def truncate_answer(self, question: str, spoken: str) -> None:
+        """Remember only what the user heard of the latest answer to `question`."""
+        with self.lock:
+            if (i := self._latest(question)) is not None:
+                self._turns[i] = Exchange(self._turns[i].question, spoken)
 
     def retract(self, question: str) -> None:
-        """Forget the last exchange if it answered `question` (an early answer nobody heard)."""
-        self.drop_last(" ".join(question.split()))
+        """Forget the latest exchange that answered `question` (an early answer nobody heard)."""
+        with self.lock:
+            if (i := self._latest(question)) is not None:
+                del self._turns[i]
 
     def remembered(self) -> tuple[Exchange, ...]:
         """The conversation, oldest exchange first."""
@@ -56,18 +60,11 @@ class Conversation:
         with self.lock:
             self._turns.append(Exchange(question, answer))
 
-    def amend_last_answer(self, answer: str) -> None:
-        """Replace the last answer, e.g. with only the part that was spoken before an interruption."""
-        with self.lock:
-            if self._turns:
-                last = self._turns.pop()
-                self._turns.append(Exchange(last.question, answer))
-
-    def drop_last(self, question: str) -> None:
-        """Forget the last exchange if it was the answer to `question`."""
-        with self.lock:
-            if self._turns and self._turns[-1].question == question:
-                self._turns.pop()
+    def _latest(self, question: str) -> int | None:
+        """Where the latest exchange answering `question` is (another answer may have come after it)."""
+        # NOTE: an early answer nobody heard can finish after the next answer was remembered: not always the last.
+        question = " ".join(question.split())
+        return next((i for i in reversed(range(len(self._turns))) if self._turns[i].question == question), None)
 
     def exchanges(self) -> tuple[Exchange, ...]:
         """The exchanges, oldest first."""
@@ -102,3 +99,10 @@ class Conversation:
                 if n <= budget or not self._turns:
                     return msgs, n
                 self.drop_oldest()
+
+
+def referenced(messages: list[Message], reference: str) -> list[Message]:
+    """`messages` with `reference` after the question, in its message: the prompt up to the question's end stays
+    the one prefilled while the user spoke, and the conversation remembers the question alone."""
+    *before, question = messages
+    return [*before, {**question, "content": f"{question['content']}\n\n{reference}"}]

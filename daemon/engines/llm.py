@@ -17,8 +17,9 @@ import numpy as np
 
 from daemon.config import LlmConfig
 from daemon.engines.chat import ChatPrompt, check_room
-from daemon.engines.history import Conversation, Message
+from daemon.engines.history import Conversation, Message, referenced
 from daemon.errors import EngineError, ModelError
+from daemon.knowledge.lookup import Knowledge
 from daemon.ports import FittedQuestion, GenerationStats
 
 _LOGGER = logging.getLogger(__name__)
@@ -80,7 +81,13 @@ class StopFilter:
 class LlamaModel:
     """A chat model that answers questions in short spoken sentences within the conversation it is given."""
 
-    def __init__(self, model_path: Path, config: LlmConfig, conversation: Conversation | None = None) -> None:
+    def __init__(
+        self,
+        model_path: Path,
+        config: LlmConfig,
+        conversation: Conversation | None = None,
+        knowledge: Knowledge | None = None,
+    ) -> None:
         configure_openmp(config.omp_wait_policy)
         import llama_cpp
 
@@ -106,6 +113,8 @@ class LlamaModel:
         self.conversation = conversation if conversation is not None else Conversation()
         """What is remembered; the box's ConversationMemory."""
         self._lock = threading.Lock()  # the model: one generation at a time
+        self._knowledge = knowledge
+        """Where a short passage for a question naming an encyclopedia article comes from (None: no passages)."""
         check_room(config, self._chat)
         self._stats = GenerationStats()
         _LOGGER.info(
@@ -138,9 +147,11 @@ class LlamaModel:
         return self._stats
 
     def close(self) -> None:
-        """Free the model and its context."""
+        """Free the model and its context (and close the encyclopedia)."""
         with self._lock:
             self._llm.close()
+            if self._knowledge is not None:
+                self._knowledge.close()
 
     def _tokens(self, messages: list[Message]) -> list[int]:
         return self._chat.tokens(messages)
@@ -167,14 +178,10 @@ class LlamaModel:
         """Evaluate the prompt up to the end of `question` now (rolling back what changed); P(the turn ends here)."""
         cfg = self._config
         question = " ".join(question.split())
+        budget = cfg.context_tokens - cfg.max_answer_tokens
         with self._lock:
             with self.conversation.lock:
-                messages, _ = self.conversation.fit(
-                    cfg.system_prompt,
-                    question,
-                    lambda m: len(self._tokens(m)),
-                    cfg.context_tokens - cfg.max_answer_tokens,
-                )
+                messages, _ = self.conversation.fit(cfg.system_prompt, question, lambda m: len(self._tokens(m)), budget)
             tokens = self._tokens(messages)
             ends = [i for i, t in enumerate(tokens) if self._chat.is_eog(t)]
             if not ends:
@@ -189,11 +196,36 @@ class LlamaModel:
                 self._llm.n_tokens = common  # eval() drops the cache after n_tokens: what the recogniser revised
                 self._llm.eval(tokens[common:end])
                 logits = self._logits()
+                # NOTE: the passage for these words goes in now too, while the user speaks: the answer starts
+                # without evaluating it (after the question, so what was evaluated above stays the prefix).
+                read, article = self._read(messages, question, budget)
+                if article:
+                    self._evaluate_to_closing(read)
             except (RuntimeError, ValueError) as err:
                 raise EngineError("llm-generation-failed", f"the language model failed: {err}") from err
         top = logits.max()
         weights = np.exp(logits - top)
         return float(weights[closing] / weights.sum())
+
+    def _read(self, messages: list[Message], question: str, budget: int) -> tuple[list[int], str]:
+        """The prompt's tokens, with the encyclopedia's passage after the question when one is found and the prompt
+        still fits `budget`; and the article it comes from ("" if none)."""
+        passage = self._knowledge.lookup(question) if self._knowledge is not None else None
+        if passage is not None:
+            tokens = self._tokens(referenced(messages, passage.reference()))
+            if len(tokens) <= budget:
+                return tokens, passage.title
+        return self._tokens(messages), ""
+
+    def _evaluate_to_closing(self, tokens: list[int]) -> None:
+        """Evaluate `tokens` up to the token that closes the user's turn, reusing the common cached prefix."""
+        end = max(i for i, t in enumerate(tokens) if self._chat.is_eog(t))
+        cached = self._llm.input_ids[: self._llm.n_tokens].tolist()
+        common = next((i for i, (a, b) in enumerate(zip(cached, tokens[:end], strict=False)) if a != b), None)
+        common = min(len(cached), end) if common is None else common
+        if common < end:
+            self._llm.n_tokens = common
+            self._llm.eval(tokens[common:end])
 
     def _logits(self) -> np.ndarray:
         import llama_cpp
@@ -242,12 +274,12 @@ class LlamaModel:
         budget = cfg.context_tokens - cfg.max_answer_tokens
         with self.conversation.lock:
             before = len(self.conversation)
-            messages, n_prompt = self.conversation.fit(
-                cfg.system_prompt, question, lambda m: len(self._tokens(m)), budget
-            )
+            messages, _ = self.conversation.fit(cfg.system_prompt, question, lambda m: len(self._tokens(m)), budget)
             dropped = before - len(self.conversation)
-        tokens = self._tokens(messages)
-        stats = self._stats = GenerationStats(prompt_tokens=n_prompt, dropped_turns=dropped)
+        tokens, article = self._read(messages, question, budget)
+        stats = self._stats = GenerationStats(prompt_tokens=len(tokens), dropped_turns=dropped, reference=article)
+        if article:
+            _LOGGER.debug("the prompt reads from the encyclopedia article %r", article)
         if stats.dropped_turns:
             _LOGGER.info("forgot %d old exchange(s) to fit the context", stats.dropped_turns)
         cached = self._llm.input_ids[: self._llm.n_tokens].tolist()

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Final
 from daemon.config import Config
 from daemon.engines.heap import keep_big_blocks_out_of_the_heap, return_freed_memory
 from daemon.engines.vad import WebRtcVad
-from daemon.errors import ModelError
-from daemon.modelstore.select import SelectedModel, select, select_second_pass
+from daemon.errors import ModelError, TalkboxError
+from daemon.modelstore.select import SelectedModel, select, select_knowledge, select_second_pass
 from daemon.ports import Engines, SpeechToText, VoiceActivityDetector, WakeWordDetector
 
 if TYPE_CHECKING:
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from daemon.engines.stt import PocketsphinxSpeechToText, VoskSpeechToText
     from daemon.engines.tts import PiperTextToSpeech
     from daemon.engines.whisper import WhisperRecogniser
+    from daemon.knowledge.lookup import Knowledge
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -82,14 +83,40 @@ def _timed(what: str, selected: SelectedModel, started: float) -> None:
     _LOGGER.info("%s %s ready in %.2f s", what, selected.name, time.monotonic() - started)
 
 
+def load_knowledge(config: Config) -> Knowledge | None:
+    """The profile's encyclopedia, its index verified (built once); None if the profile has none or it cannot be
+    used: the model then answers from what it knows, after one warning."""
+    from daemon.knowledge.lookup import Knowledge
+
+    if not config.llm.encyclopedia:
+        return None
+    started = time.monotonic()
+    try:
+        selected = select_knowledge(config)
+        if selected is None:
+            return None
+        knowledge = Knowledge(selected.path)
+    except TalkboxError as err:
+        _LOGGER.warning("the language model answers without its encyclopedia: %s [%s]", err.message, err.code)
+        return None
+    _timed("encyclopedia", selected, started)
+    return knowledge
+
+
 def load_llm(config: Config) -> LlamaModel:
-    """The chat model, verified then loaded."""
+    """The chat model, verified then loaded, with the profile's encyclopedia if it has one."""
     from daemon.engines.llm import LlamaModel
 
     selected = select(config, "llm")
     if selected.entry is None:  # a user's own file: only its header was checked, it may still abort llama.cpp
         probe_gguf(selected.path, config.llm.context_tokens)
-    return LlamaModel(selected.path, config.llm)
+    knowledge = load_knowledge(config)
+    try:
+        return LlamaModel(selected.path, config.llm, knowledge=knowledge)
+    except Exception:
+        if knowledge is not None:
+            knowledge.close()
+        raise
 
 
 def _recogniser(
@@ -192,6 +219,9 @@ def check_config(config: Config) -> list[str]:
     chosen = [f"{role} {select(config, role).name}" for role in roles]
     if (second := select_second_pass(config)) is not None:
         chosen.append(f"second pass {second.name}")
+    if (knowledge := load_knowledge(config)) is not None:  # never stops the box: only named when usable
+        chosen.append(f"knowledge {knowledge.path.parent.name}")
+        knowledge.close()
     check_room_of(select(config, "llm").path, config.llm)
     if config.listen.wake_word and config.wake.phrase:
         spotter = load_wake(config)

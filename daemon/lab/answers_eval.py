@@ -120,14 +120,16 @@ def run_answers(
 
 
 def run_eval_answers(
-    config: Config, quick: bool, spoken: int, model: str = "", say: Callable[[str], None] = print
+    config: Config, quick: bool, spoken: int, model: str = "", half: str = "", say: Callable[[str], None] = print
 ) -> dict[str, Any]:
-    """The question set (or its quick part) typed, and `spoken` of those said by the voices, on `model` if named."""
+    """The question set (or its quick part, or one `half`) typed, and `spoken` of those said, on `model` if named."""
     from daemon.engines.load import load_engines
     from daemon.lab.evaluation.voices import all_voices
 
     config = greedy(config, model)
     questions = answers.quick() if quick else answers.QUESTIONS
+    if half:
+        questions = tuple(q for q in questions if answers.split(q) == half)
     engines = load_engines(config)
     try:
         say(f"{len(questions)} questions on {engines.llm.model_name}, {spoken} of them spoken")

@@ -92,15 +92,19 @@ def run_eval_skills(
         said += list(ev.spoken(chosen, all_voices(config), stt, say))
         stt.close()
     intents.warm_up()
-    report = {"templates": ev.report(ev.route_all(intents.match, said))}
+    as_heard = ev.route_all(intents.match_as_heard, said)
+    routed = ev.route_all(intents.match, said)
+    report: dict[str, Any] = {"templates, word for word": ev.report(as_heard), "templates": ev.report(routed)}
+    report["read loosely"] = ev.read_loosely(routed, as_heard)
     if tool_calls:
         caller = ToolCaller(load_llm(config))
 
         def both(text: str) -> intents.SkillCall | None:
             return intents.match(text) or caller(text)
 
+        # NOTE: the box asks the model only what no template took; asking it every phrase as well ("tool calls
+        # alone") tripled the run with the 1.5B brain and decides nothing the box does.
         report["templates + tool calls"] = ev.report(ev.route_all(both, said))
-        report["tool calls alone"] = ev.report(ev.route_all(caller, said))
         say(f"the model was asked {caller.calls} times")
     return report
 

@@ -12,18 +12,28 @@ from pathlib import Path
 from typing import Any, Final
 
 from daemon.errors import ConfigError, ModelError
+from daemon.knowledge.corpus import index_for
 from daemon.modelstore import gguf
 from daemon.modelstore.parts import ModelPart, assemble, package_dir
 
 _LOGGER = logging.getLogger(__name__)
 
 ROLES: Final = ("llm", "stt", "tts", "wake", "vad")
+KNOWLEDGE: Final = "knowledge"
+"""The role of an encyclopedia the language model reads from: no engine, optional in a profile."""
 LOCAL_PIN_NAME: Final = ".talkbox-tree.sha256"
 """Written by fetch into a directory it extracted from a verified archive; not part of the tree."""
 USER_PIN_SUFFIX: Final = ".sha256"
 """A file's sha256 pinned by the user at fetch time (`--pin`), kept beside it."""
 _HASH_CHUNK_BYTES: Final = 1 << 20
-_ROLE_WORD: Final = {"llm": "model", "stt": "model", "tts": "voice", "wake": "model", "vad": "model"}
+_ROLE_WORD: Final = {
+    "llm": "model",
+    "stt": "model",
+    "tts": "voice",
+    "wake": "model",
+    "vad": "model",
+    KNOWLEDGE: "corpus",
+}
 
 
 @dataclass(frozen=True)
@@ -126,8 +136,8 @@ def load_manifest(path: Path | None = None) -> Manifest:
             archive = _file(raw.pop("archive")) if "archive" in raw else None
             parts = tuple(ModelPart(**p) for p in raw.pop("parts", ()))
             entry = ModelEntry(name=name, files=files, archive=archive, parts=parts, **raw)
-            if entry.role not in ROLES:
-                raise ValueError(f"model {name}: role {entry.role!r} is not one of {ROLES}")
+            if entry.role not in (*ROLES, KNOWLEDGE):
+                raise ValueError(f"model {name}: role {entry.role!r} is not one of {(*ROLES, KNOWLEDGE)}")
             if entry.parts:
                 _check_parts(entry)
             models[name] = entry
@@ -244,6 +254,8 @@ def verify(entry: ModelEntry, models_dir: Path) -> Path:
     """Check every file of `entry` against its pins; return the path of its first file.
 
     A model made of parts is assembled into models_dir/<name> first if it is not there intact (see parts.py).
+    For an encyclopedia, the path of its index (built from the verified file into models_dir/<name> if it is not
+    there intact, see daemon/knowledge/corpus.py).
     """
     if entry.parts:
         whole = entry.files[0]
@@ -257,4 +269,8 @@ def verify(entry: ModelEntry, models_dir: Path) -> Path:
         )
     for f in entry.files:
         _check_file(entry, f, base / f.path)
-    return base / entry.files[0].path
+    first = base / entry.files[0].path
+    if entry.role == KNOWLEDGE:
+        digest = entry.files[0].sha256 or file_digest(first)
+        return index_for(first, digest, models_dir / entry.name, _what(entry))
+    return first

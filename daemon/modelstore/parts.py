@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from daemon.durable import durable
 from daemon.errors import ModelError
 from daemon.modelstore.progress import ProgressBar
 
@@ -169,7 +170,7 @@ class _Assembly:
                 )
             temp.chmod(ASSEMBLED_MODE)
             temp.replace(self.dest)
-            _sync_directory(self.dest.parent)
+            durable(self.dest.parent)
         except OSError as err:
             if err.errno == errno.ENOSPC:
                 raise self.unwritable("the disk filled up while writing it") from err
@@ -177,15 +178,6 @@ class _Assembly:
         finally:
             bar.close()
             temp.unlink(missing_ok=True)
-
-
-def _sync_directory(folder: Path) -> None:
-    """Make the rename itself durable (an SD card may lose power right after)."""
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def assemble(parts: tuple[ModelPart, ...], dest: Path, *, size: int, sha256: str, role: str, what: str) -> Path:

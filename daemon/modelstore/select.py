@@ -9,7 +9,14 @@ from pathlib import Path
 
 from daemon.config import Config
 from daemon.errors import ModelError
-from daemon.modelstore.manifest import Manifest, ModelEntry, default_manifest_path, load_manifest, verify
+from daemon.modelstore.manifest import (
+    KNOWLEDGE,
+    Manifest,
+    ModelEntry,
+    default_manifest_path,
+    load_manifest,
+    verify,
+)
 from daemon.modelstore.user_models import verify_user_model
 
 _LOGGER = logging.getLogger(__name__)
@@ -98,3 +105,15 @@ def select_second_pass(config: Config, manifest: Manifest | None = None) -> Sele
     if entry.role != "stt":
         raise ModelError("model-wrong-role", f"stt.second_pass = {name!r} is a {entry.role} model, not a speech one")
     return SelectedModel("stt", entry.name, verify(entry, Path(config.models.dir).expanduser()), entry.engine, entry)
+
+
+def select_knowledge(config: Config, manifest: Manifest | None = None) -> SelectedModel | None:
+    """The profile's encyclopedia, its index built and verified (`path` is the index), or None if it has none."""
+    manifest = manifest or manifest_for(config)
+    name = manifest.profile(config.models.profile).get(KNOWLEDGE, "")
+    if not name:
+        return None
+    entry = manifest.get(name)
+    if entry.role != KNOWLEDGE:
+        raise ModelError("model-wrong-role", f"knowledge = {name!r} is a {entry.role} model, not an encyclopedia")
+    return SelectedModel(KNOWLEDGE, entry.name, verify(entry, Path(config.models.dir).expanduser()), "", entry)

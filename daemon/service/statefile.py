@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
+from daemon.durable import durable
 from daemon.events import Event, Fault, Notice, TurnEnded
 from daemon.ports import ConversationMemory, Exchange
 
@@ -39,14 +40,6 @@ class SavedState:
     """Timers and alarms (daemon.skills.reminders), plain JSON objects."""
 
 
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def atomic_write(path: Path, data: bytes, mode: int = 0o600) -> None:
     """Replace `path` with `data` (file mode `mode`) so that a power cut leaves either the old or the new file, whole.
 
@@ -69,7 +62,7 @@ def atomic_write(path: Path, data: bytes, mode: int = 0o600) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _fsync_dir(path.parent)  # the rename itself survives a power cut
+    durable(path.parent)  # the rename itself survives a power cut
 
 
 def encode(state: SavedState) -> bytes:

@@ -20,7 +20,12 @@ UNSET_CLOCK: Final = (
     "I don't know the time: nothing has set my clock since I was switched on. "
     "Tell me, for example: set the time to seven fifteen pm."
 )
-TOPICS: Final = frozenset({"weather", "news", "sport", "prices", "tv", "traffic", "travel", "opening", "online"})
+PERSONAL: Final = (
+    "I can't know that: I only know what you tell me, and I can't see your home, your things or your plans."
+)
+TOPICS: Final = frozenset(
+    {"weather", "news", "sport", "prices", "tv", "traffic", "travel", "opening", "online", "personal"}
+)
 """What the offline skill is asked about (the `topic` of TalkboxOffline in sentences.yaml)."""
 
 # NOTE: a place or team in an offline template makes it a question about now, unless it names another time or a
@@ -49,7 +54,7 @@ def is_amount(slot: str) -> bool:
 
 def offline(topic: str) -> str:
     """What the box says to a question only the internet could answer now."""
-    return NOT_ONLINE if topic == "online" else OFFLINE
+    return {"online": NOT_ONLINE, "personal": PERSONAL}.get(topic, OFFLINE)
 
 
 def off_the_clock(said: str) -> str:

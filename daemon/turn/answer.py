@@ -160,7 +160,7 @@ class Answer:
             self._silenced.wait(timeout=2.0)  # cancel() is still measuring what was heard
         spoken = self._spoken(interrupted)
         if interrupted and reply is None:
-            self._memory.truncate_last_answer(spoken)
+            self._memory.truncate_answer(question, spoken)
         # NOTE: the voice allocates in one of glibc's per-thread arenas, which keep the pages an answer freed;
         # trimming them (~1 ms, 0.2-0.8 MB a turn) lowered a 1,000-turn soak's RSS by ~20 MB.
         return_freed_memory()

@@ -116,8 +116,9 @@ class EarlyAnswers:
         early.running.voice.cancel()
         memory = self._e.memory
 
-        def retract(_: object) -> None:
-            memory.retract(early.question)
+        def retract(done: asyncio.Future[AnswerResult]) -> None:
+            if done.cancelled() or done.exception() is not None or done.result().text:
+                memory.retract(early.question)  # it may have remembered something; an empty answer did not
 
         early.running.done.add_done_callback(retract)
         self._emit(AnswerDropped(turn=early.turn, question=early.question))

@@ -14,6 +14,7 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
 from daemon.errors import TalkboxError
 from daemon.events import (
@@ -27,7 +28,7 @@ from daemon.events import (
     Trigger,
     TurnFailed,
 )
-from daemon.ports import AudioSink, Engines
+from daemon.ports import AudioSink, Engines, Exchange
 from daemon.skills.intents import SkillCall
 from daemon.skills.skills import Skills
 from daemon.turn import earcons
@@ -38,6 +39,9 @@ from daemon.turn.listener import Listener
 from daemon.turn.ringing import Ring
 
 _LOGGER = logging.getLogger(__name__)
+
+UNREMEMBERED: Final = frozenset({"forget", "repeat", "stop"})
+"""Skills whose replies are not part of the conversation (it was just forgotten, or is said again, or nothing)."""
 
 
 class Stage(enum.IntEnum):
@@ -190,6 +194,12 @@ class Turn:
             outcome = Outcome.INTERRUPTED if result.interrupted else Outcome.ANSWERED
             if result.text and (call is None or call.skill != "repeat") and self._ring is None:
                 p.last_answer = result.text
+            if call is not None and call.skill not in UNREMEMBERED:
+                # NOTE: a skill's reply is part of the conversation, so the model can follow up on it
+                # ("what is the capital of France?" ... "how many people live there?").
+                heard = result.spoken if result.interrupted else result.text
+                if heard.strip():
+                    p.engines.memory.remember((Exchange(question.text, heard),))
         except TalkboxError as err:
             p.emit(TurnFailed(turn=self.number, code=err.code, message=err.message))
             error = err

@@ -21,10 +21,11 @@ from daemon.turn.speakable import speakable
 
 
 @pytest.fixture
-def cfg_file(tmp_path: Path) -> Path:
+def cfg_file(tmp_path: Path, models_dir: Path) -> Path:
+    """A config on the session's models directory (the brain is assembled from its parts there once)."""
     path = tmp_path / "talkbox.toml"
     path.write_text(
-        f'[models]\ndir = "{tmp_path / "models"}"\n[llm]\ntemperature = 0.0\nseed = 1\n'
+        f'[models]\ndir = "{models_dir}"\n[llm]\ntemperature = 0.0\nseed = 1\n'
         "[tts]\nnoise_scale = 0.0\nnoise_w = 0.0\n"
         f'[state]\ndir = "{tmp_path / "state"}"\n'
     )
@@ -148,7 +149,7 @@ def test_models_verify_and_path(cfg_file: Path, capsys: pytest.CaptureFixture[st
     roles = [name for name in load_manifest().profile("dev").values() if name]
     assert status == EXIT_OK and out.count("✔") == len(set(roles)) and "whisper-tiny-en" in out
     status, out, _ = run(capsys, "--config", str(cfg_file), "models", "path", "llm")
-    assert status == EXIT_OK and out.strip().endswith("SmolLM2-135M-Instruct.Q4_1.gguf")
+    assert status == EXIT_OK and out.strip().endswith("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")
     status, out, _ = run(capsys, "--config", str(cfg_file), "models", "verify", "qwen2.5-0.5b-instruct-q4_k_m")
     assert status == EXIT_CONFIG and "talkbox models fetch qwen2.5-0.5b-instruct-q4_k_m" in out
 

@@ -10,10 +10,12 @@ import pytest
 from daemon.cli.main import main
 
 
-def test_doctor_reports_each_part_with_a_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_doctor_reports_each_part_with_a_fix(
+    tmp_path: Path, models_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     cfg = tmp_path / "talkbox.toml"
     cfg.write_text(
-        f'[models]\ndir = "{tmp_path}"\n[display]\ndriver = "dummy"\n[button]\npin_factory = "mock"\n'
+        f'[models]\ndir = "{models_dir}"\n[display]\ndriver = "dummy"\n[button]\npin_factory = "mock"\n'
         '[serial]\nenabled = true\nurl = "loop://"\n[audio]\ninput = "alsa:no-such-microphone"\n'
     )
     status = main(["--config", str(cfg), "doctor", "--json"])
@@ -23,6 +25,7 @@ def test_doctor_reports_each_part_with_a_fix(tmp_path: Path, capsys: pytest.Capt
         "stt model",
         "tts model",
         "wake model",
+        "encyclopedia",
         "audio in",
         "audio out",
         "display",
@@ -34,6 +37,7 @@ def test_doctor_reports_each_part_with_a_fix(tmp_path: Path, capsys: pytest.Capt
     } <= set(checks)
     for role in ("llm", "stt", "tts", "wake"):
         assert checks[f"{role} model"]["ok"], checks[f"{role} model"]
+    assert checks["encyclopedia"]["ok"] and "wiki-vital-summaries-en" in checks["encyclopedia"]["detail"]
     assert checks["display"]["ok"] and checks["button"]["ok"] and checks["serial"]["ok"]
     assert not checks["audio in"]["ok"] and "talkbox devices" in checks["audio in"]["fix"]
     assert status == 1  # a box without a microphone is not a working box

@@ -29,10 +29,23 @@ def test_fit_with_an_oversized_question_keeps_nothing_old() -> None:
     assert len(conv) == 0 and len(msgs) == 1 and n == 100
 
 
-def test_amend_last_answer_and_bounded_turns() -> None:
+def test_truncating_an_answer_and_bounded_turns() -> None:
     conv = Conversation(max_turns=3)
     for i in range(5):
         conv.add(f"q{i}", f"a{i}")
-    conv.amend_last_answer("a4 (cut)")
+    conv.truncate_answer("q4", "a4 (cut)")
     msgs = conv.messages("", "next")
     assert [m["content"] for m in msgs] == ["q2", "a2", "q3", "a3", "q4", "a4 (cut)", "next"]
+
+
+def test_an_early_answer_is_retracted_and_cut_even_after_a_later_exchange() -> None:
+    conv = Conversation()
+    conv.add("what do bees make", "asked before, and heard")
+    conv.add("what do bees make", "an early answer nobody heard")
+    conv.add("what do bees make from nectar?", "Honey.")  # the real answer was remembered first
+    conv.truncate_answer("what do  bees make", "")  # the early answer, cancelled: only its own exchange is cut
+    assert conv.remembered()[-1].answer == "Honey."
+    conv.retract("what do bees make")
+    assert [e.answer for e in conv.remembered()] == ["asked before, and heard", "Honey."]
+    conv.retract("never asked")
+    assert len(conv) == 2

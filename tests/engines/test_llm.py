@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from daemon.config import LlmConfig
+from daemon.engines.chat import check_room_of
 from daemon.engines.llm import LlamaModel
 from daemon.errors import ConfigError
 from daemon.modelstore.gguf import read_header
@@ -27,12 +28,14 @@ def test_answers_a_plain_question_in_its_own_chat_template(llm) -> None:  # type
 
 def test_follow_up_uses_the_conversation(llm) -> None:  # type: ignore[no-untyped-def]
     llm.conversation.forget()
+    "".join(llm.respond("And how many people live there?"))
+    alone = llm.stats  # the follow-up's prompt without the conversation (the first prompt may read a passage)
+    llm.conversation.forget()
     "".join(llm.respond("What is the capital of France?"))
-    before = llm.stats
     "".join(llm.respond("And how many people live there?"))
     assert len(llm.conversation.remembered()) == 2
     # The remembered exchange is in the prompt, and its KV state was reused rather than re-evaluated.
-    assert llm.stats.prompt_tokens > before.prompt_tokens
+    assert llm.stats.prompt_tokens > alone.prompt_tokens
     assert llm.stats.evaluated_tokens < llm.stats.prompt_tokens
 
 
@@ -104,3 +107,10 @@ def test_a_context_too_small_for_the_system_prompt_is_a_config_error() -> None:
     cfg = LlmConfig(context_tokens=256, max_answer_tokens=100, max_question_tokens=100)
     with pytest.raises(ConfigError, match=r"llm.context_tokens = 256 is too small: the system prompt takes \d+"):
         LlamaModel(path, cfg)
+
+
+def test_a_context_beyond_what_the_model_was_trained_for_is_a_config_error() -> None:
+    path = verify(load_manifest().get("smollm2-135m-instruct-q4_1"), Path("/unused"))  # trained for 8192 tokens
+    with pytest.raises(ConfigError, match=r"llm\.context_tokens = 16384 is more than the 8192 tokens the model was"):
+        check_room_of(path, LlmConfig(context_tokens=16384))
+    check_room_of(path, LlmConfig(context_tokens=8192))  # as trained: fine

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from daemon.events import AnswerStartedEarly, SkillCalled, SpeakingFinished
-from daemon.ports import Engines
+from daemon.ports import Engines, Exchange
 from daemon.skills import clock
 from daemon.skills.honest import UNSET_CLOCK
 from tests import inprocess
@@ -123,3 +123,19 @@ def test_questions_near_the_facts_but_outside_the_data_still_go_to_the_model(
     assert answers == [f"You said: {question}" for question in near]
     assert of(box.events, SkillCalled) == []
     assert model.asked == near and model.tool_requests == []
+
+
+def test_a_facts_reply_is_part_of_the_conversation_the_model_follows_up_on(
+    box: AssembledBox, model: ScriptedModel, stand_ins: Engines
+) -> None:
+    fact = ("What is the capital of Spain?", "The capital of Spain is Madrid.")
+    assert box.ask(fact[0]).answer == fact[1]
+    assert box.ask("how many people live there").answer == "You said: how many people live there"
+    assert stand_ins.memory.remembered() == (
+        Exchange(*fact),
+        Exchange("how many people live there", "You said: how many people live there"),
+    )
+    assert box.ask("say that again").answer == "You said: how many people live there"
+    assert len(stand_ins.memory.remembered()) == 2  # a repeat is not a new exchange
+    assert box.ask("forget our conversation").answer == "Okay, I've forgotten our conversation."
+    assert stand_ins.memory.remembered() == ()  # nor is the forgetting

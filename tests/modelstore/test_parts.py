@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from daemon.config import Config, LlmConfig, ModelsConfig
+from daemon.config import Config
 from daemon.errors import EXIT_CONFIG, ConfigError, ModelError
 from daemon.modelstore.gguf import read_header
 from daemon.modelstore.manifest import ModelEntry, default_manifest_path, load_manifest, verify
@@ -206,22 +206,21 @@ def test_the_qwen_models_pin_every_part_and_their_extras_install_exactly_those_p
         assert entry.role == "llm" and "no licence file" in entry.licence
         assert len(entry.parts) == count and all(len(p.sha256) == 64 and p.size > 0 for p in entry.parts)
         assert sorted(p.requirement for p in entry.parts) == sorted(extras[extra])
-    assert manifest.profile("dev-qwen05")["llm"] == QWEN_05
+    assert {manifest.profile(board)["llm"] for board in ("dev", "pi4", "pi5")} == {QWEN_15}
 
 
 @pytest.mark.slow
-def test_the_real_qwen_0_5b_is_assembled_from_its_six_packages_and_answers(tmp_path: Path) -> None:
+def test_the_real_brain_is_assembled_from_its_22_packages_and_answers(dev_config: Config) -> None:
     from daemon.engines.load import load_llm
 
-    config = Config(models=ModelsConfig(profile="dev-qwen05", dir=str(tmp_path)), llm=LlmConfig(temperature=0.0))
-    path = verify(load_manifest().get(QWEN_05), tmp_path)
+    path = verify(load_manifest().get(QWEN_15), Path(dev_config.models.dir))
     header = read_header(path)
     assert (header.architecture, header.file_type) == ("qwen2", "Q4_K_M")
     assert header.chat_template is not None and "<|im_start|>" in header.chat_template
-    llm = load_llm(config)
+    llm = load_llm(dev_config)
     try:
         assert llm.model_path == path
-        answer = "".join(llm.respond("What is the capital of France?"))
+        answer = "".join(llm.respond("Who wrote the novel Moby-Dick?"))
     finally:
         llm.close()
-    assert "Paris" in answer and "<|im_" not in answer  # the GGUF's ChatML template and its end token
+    assert "Melville" in answer and "<|im_" not in answer  # the GGUF's ChatML template and its end token

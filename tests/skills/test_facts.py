@@ -214,6 +214,16 @@ def test_without_a_trusted_clock_only_a_year_said_is_answered() -> None:
     assert _said("is 2028 a leap year", unset)[1] == "Yes, 2028 is a leap year."
 
 
+def test_without_a_clock_a_holiday_that_keeps_its_date_is_still_dated() -> None:
+    unset = _skills(trusted=False)
+    assert _said("what date is halloween", unset) == ("holiday", "Halloween is on October the thirty first every year.")
+    assert _said("when is new year's day", unset)[1] == "New Year's Day is on January the first every year."
+    day = _said("what day is christmas", unset)[1]
+    assert day.startswith("Christmas Day is on December the twenty fifth; its weekday depends on the year")
+    easter = _said("when is easter", unset)[1]
+    assert easter.startswith("Easter Sunday moves from year to year") and "when is easter 2027" in easter
+
+
 @pytest.mark.parametrize(
     ("said", "reply"),
     [

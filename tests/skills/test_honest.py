@@ -12,7 +12,7 @@ import pytest
 from daemon.box.asking import SilentSink
 from daemon.skills import calc, intents
 from daemon.skills.clock import BoxClock
-from daemon.skills.honest import NOT_ONLINE, OFFLINE, TIMER_LIMITS, VOLUME_LIMITS
+from daemon.skills.honest import NOT_ONLINE, OFFLINE, PERSONAL, TIMER_LIMITS, VOLUME_LIMITS
 from daemon.skills.intents import match
 from daemon.skills.reminders import MAX_TIMER_S, MIN_TIMER_S
 from daemon.skills.skills import Reply, Skills
@@ -189,6 +189,7 @@ OFFLINE_QUESTIONS = [
     ("when is the next train to london", "travel"),
     ("is tesco open today", "opening"),
     ("what time does the bank close today", "opening"),
+    ("can you look up the opening hours of the library", "opening"),
 ]
 
 
@@ -206,6 +207,36 @@ def test_asked_to_go_online_it_says_what_it_can_do_instead(said: str) -> None:
     reply = _asked(_skills(), said)[1].text
     assert reply == NOT_ONLINE
     assert reply.startswith("I can't go online: I have no internet connection.") and "what I already know" in reply
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "what number am I thinking of",
+        "where did I leave my keys",
+        "where are my glasses",
+        "has my parcel arrived yet",
+        "who's at the front door",
+        "when is my dentist appointment",
+        "do I have any meetings tomorrow",
+    ],
+)
+def test_a_question_about_the_users_own_things_or_plans_is_answered_honestly(said: str) -> None:
+    assert _asked(_skills(), said) == ("offline", Reply(PERSONAL))
+    assert PERSONAL.startswith("I can't know that")
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "where is the eiffel tower",
+        "where is the nearest hospital",
+        "what are you thinking about",
+        "who is at the door of a church",
+    ],
+)
+def test_questions_near_the_personal_ones_still_reach_the_language_model(said: str) -> None:
+    assert match(said) is None
 
 
 def test_a_conversion_in_pounds_is_still_a_conversion_not_an_exchange_rate() -> None:

@@ -154,3 +154,18 @@ def test_a_phrase_the_recogniser_looped_on_is_heard_once(heard: str, kept: str) 
     from daemon.engines.whisper import _without_restart
 
     assert _without_restart(heard) == kept
+
+
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [
+        ("put a timer for seven minutes", None),
+        ("put on a timer for five minutes", None),
+        ("make a pasta timer for eight minutes", "pasta"),
+        ("give me a timer for ten minutes", None),
+    ],
+)
+def test_other_ways_to_start_a_timer_are_no_part_of_its_name(said: str, name: str | None) -> None:
+    call = match(said)
+    assert call is not None and call.skill == "timer_start"
+    assert call.args.get("name") == name

@@ -31,6 +31,14 @@ from tests.conftest import Speech
 from tests.harness import Person, of, run_box
 from tests.mic import ScriptedMic
 
+
+@pytest.fixture(scope="module")
+def engines(small_engines: Engines) -> Engines:
+    """The small brain: these tests time the judged end of a question, which the end-of-turn judge was tuned for on
+    SmolLM2 (the dev brain's judgement and pace are the latency issue's to tune)."""
+    return small_engines
+
+
 FRAME_S = 0.02
 CFG = ListenConfig(trailing_silence_s=1.0, min_silence_s=0.3, max_silence_s=1.5)
 

@@ -248,7 +248,7 @@ def _mistake(r: Answered) -> dict[str, object]:
 
 
 def report(rows: Sequence[Answered]) -> dict[str, Any]:
-    """Per mode: tallies per kind and half, the targets, who answered; tune mistakes (held-out answers left out)."""
+    """Per mode: tallies per kind and half, the targets per half, who answered; tune mistakes (held-out left out)."""
     typed = [r for r in rows if not r.spoken]
     spoken = [r for r in rows if r.spoken]
     said = {r.question for r in spoken}
@@ -257,9 +257,13 @@ def report(rows: Sequence[Answered]) -> dict[str, Any]:
         "typed": _by_kind(typed),
         "spoken": _by_kind(spoken),
         "targets": {
-            "typed": targets(typed),
-            "spoken": targets(spoken),
-            "typed, the spoken questions": targets([r for r in typed if r.question in said]),
+            f"{name}, {half}": targets([r for r in part if split(r.question) == half])
+            for name, part in (
+                ("typed", typed),
+                ("spoken", spoken),
+                ("typed, the spoken questions", [r for r in typed if r.question in said]),
+            )
+            for half in ("tune", "held-out")
         },
         "answered_by": {mode: dict(Counter(r.skill for r in part).most_common()) for mode, part in by_mode},
         "mistakes": [_mistake(r) for r in rows if split(r.question) == "tune" and r.verdict.points(r.question) < 1],
@@ -275,7 +279,7 @@ def _cells(tallies: dict[str, float] | None) -> str:
 
 def _target_line(name: str, t: dict[str, float]) -> str:
     return (
-        f"{name:<30} right {t['right']:6.1%} of {t['knowable']:<4} unknowable: honest {t['unknowable_honest']:6.1%}, "
+        f"{name:<40} right {t['right']:6.1%} of {t['knowable']:<4} unknowable: honest {t['unknowable_honest']:6.1%}, "
         f"confidently wrong {t['unknowable_confident_wrong']:6.1%} of {t['unknowable']}"
     )
 

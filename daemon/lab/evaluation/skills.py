@@ -125,6 +125,24 @@ def score(rows: Sequence[Routed]) -> dict[str, Any]:
     }
 
 
+def read_loosely(rows: Sequence[Routed], as_heard: Sequence[Routed]) -> list[dict[str, Any]]:
+    """Every spoken phrase the router took only by reading misheard words loosely, and whether it was right.
+
+    These are the turns a confirmation ("a timer for ten minutes?") would guard, were the box to ask.
+    """
+    return [
+        {
+            "said": r.phrase.text,
+            "heard": r.heard,
+            "split": split(r.phrase),
+            "got": None if r.call is None else {"skill": r.call.skill, "args": _plain(r.call.args)},
+            "right": r.right,
+        }
+        for r, h in zip(rows, as_heard, strict=True)
+        if r.mode != "typed" and r.call is not None and h.call != r.call
+    ]
+
+
 def _plain(args: dict[str, Arg]) -> dict[str, object]:
     return {k: list(v) if isinstance(v, tuple) else v for k, v in args.items()}
 
@@ -144,7 +162,10 @@ def table(result: dict[str, Any]) -> str:
         f"{'router':<26}{'mode':<8}{'skill requests right, tune / held-out':>40}"
         f"{'questions taken, tune / held-out':>36}"
     ]
+    loose: list[dict[str, Any]] = result.get("read loosely", [])
     for router, modes in result.items():
+        if router == "read loosely":
+            continue
         for mode, halves in modes.items():
             tune_s, held = halves.get("tune", {}), halves.get("held-out", {})
             right = f"{tune_s.get('routed_right', 0):.1%} / {held.get('routed_right', 0):.1%}"
@@ -152,4 +173,9 @@ def table(result: dict[str, Any]) -> str:
             taken = f"{tune_s.get(key, 0):.1%} / {held.get(key, 0):.1%}"
             n = f"(n={tune_s.get('skill_requests', 0)}+{held.get('skill_requests', 0)})"
             lines.append(f"{router:<26}{mode:<8}{right + ' ' + n:>40}{taken:>36}")
+    for half in ("tune", "held-out"):
+        rows = [r for r in loose if r["split"] == half]
+        if rows:
+            right = sum(r["right"] for r in rows)
+            lines.append(f"read loosely, {half}: {len(rows)} spoken phrases ({right} right, {len(rows) - right} wrong)")
     return "\n".join(lines)

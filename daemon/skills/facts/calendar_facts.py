@@ -59,6 +59,14 @@ def date_of(holiday: str, year: int) -> datetime.date | None:
     return min(found) if found else None
 
 
+def fixed_date(holiday: str) -> datetime.date | None:
+    """The holiday's date (in a sample year) if its calendar gives it the same month and day every year, else None."""
+    days = [date_of(holiday, year) for year in (2025, 2026, 2027, 2028)]  # weekdays and a leap year all move
+    if any(day is None for day in days) or len({(d.month, d.day) for d in days if d is not None}) != 1:
+        return None
+    return days[0]
+
+
 def read_year(said: str) -> int | None:
     """A year as typed or heard ("2028", "twenty twenty eight", "nineteen hundred"), or None."""
     words = re.sub(r"^(the )?year ", "", digits(said.strip().lower())).split()
@@ -84,6 +92,8 @@ def holiday(args: Mapping[str, object], now: float | None) -> str:
     key, ask = str(args["holiday"]), str(args.get("ask", "day"))
     today = datetime.date.fromtimestamp(now) if now is not None else None
     said_year = isinstance(args.get("year"), int)
+    if today is None and ask != "until" and not said_year and "offset" not in args:
+        return _without_a_year(key, ask)
     if today is None and (ask == "until" or not said_year):
         return UNSET_CLOCK
     year = _year(args, today)
@@ -108,6 +118,19 @@ def holiday(args: Mapping[str, object], now: float | None) -> str:
     else:  # "Easter Sunday falls on March the twenty eighth", not "on Sunday, March..."
         when = say_month_day(day) if weekday in name else f"{weekday}, {say_month_day(day)}"
     return f"In {year}, {name} falls on {when}."
+
+
+def _without_a_year(holiday: str, ask: str) -> str:
+    """What the box can say of a holiday when it knows no year: its date if that never moves, and how to ask."""
+    name = _name(holiday)
+    named = f"{name[:1].upper()}{name[1:]}"
+    fixed = fixed_date(holiday)
+    how = f"name the year (for example: when is {holiday} 2027), or set my clock (set the time to seven fifteen pm)."
+    if fixed is None:
+        return f"{named} moves from year to year, and I don't know which year it is: {how}"
+    if ask == "date":  # "when is Halloween" needs no clock: only its weekday changes
+        return f"{named} is on {say_month_day(fixed)} every year."
+    return f"{named} is on {say_month_day(fixed)}; its weekday depends on the year, which I don't know: {how}"
 
 
 def leap_year(args: Mapping[str, object], now: float | None) -> str:

@@ -129,16 +129,21 @@ def test_the_report_counts_per_kind_half_and_mode_and_who_answered() -> None:
         "n": 1, "right": 0, "honest": 0, "wrong": 1, "confident_wrong": 1, "score": -1.0,
     }  # fmt: skip
     assert result["spoken"][UNKNOWABLE][half]["honest"] == 1
-    assert result["targets"]["typed"]["right"] == 1.0
-    assert result["targets"]["typed"]["unknowable_confident_wrong"] == 1.0
-    assert result["targets"]["typed, the spoken questions"]["unknowable"] == 1
+    assert result["targets"][f"typed, {split(ITALY)}"]["right"] == 1.0
+    assert result["targets"][f"typed, {half}"]["unknowable_confident_wrong"] == 1.0
+    assert result["targets"][f"typed, the spoken questions, {half}"]["unknowable"] == 1
+    other = "tune" if half == "held-out" else "held-out"
+    assert result["targets"][f"spoken, {other}"]["unknowable"] == 0  # each half counted apart
     assert result["answered_by"] == {"typed": {"model": 2}, "spoken": {"offline": 1}}
     assert "unknowable" in table(result)
 
 
 def test_the_command_is_wired() -> None:
-    args = build_parser().parse_args(["eval", "answers", "--quick", "--spoken", "5", "--model", "x", "--json"])
-    assert (args.eval_command, args.quick, args.spoken, args.model, args.json) == ("answers", True, 5, "x", True)
+    argv = ["eval", "answers", "--quick", "--spoken", "5", "--model", "x", "--half", "tune", "--json"]
+    args = build_parser().parse_args(argv)
+    assert (args.eval_command, args.quick, args.spoken, args.model, args.half, args.json) == (
+        "answers", True, 5, "x", "tune", True,
+    )  # fmt: skip
     cfg = greedy(Config(), "qwen2.5-coder-0.5b-instruct-q4_k_m")
     assert cfg.llm.temperature == 0.0 and cfg.llm.model == "qwen2.5-coder-0.5b-instruct-q4_k_m"
 
@@ -153,6 +158,6 @@ def test_three_questions_typed_and_one_spoken_through_the_box(engines: Engines, 
     )
     assert result["questions"] == 3 and result["spoken_questions"] == 1
     assert result["answered_by"]["typed"]["calculate"] == 1 and result["answered_by"]["typed"]["offline"] == 1
-    assert result["targets"]["typed"]["unknowable_honest"] == 1.0  # the offline skill answers the weather
+    assert result["targets"][f"typed, {split(weather)}"]["unknowable_honest"] == 1.0  # the offline skill: weather
     assert result["spoken"]["number"]  # heard, then asked
     assert sum(t["n"] for t in result["typed"]["all"].values()) == 3
