@@ -14,3 +14,5 @@ class SkillCall:
 
     skill: str
     args: dict[str, Arg] = field(default_factory=dict)
+    read_as: str = field(default="", compare=False)
+    """The words a misheard sentence was read as to match (empty: it matched as heard)."""

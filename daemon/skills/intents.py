@@ -5,6 +5,7 @@ When no template matches the words as heard, the likeliest readings of a mishear
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import logging
@@ -105,7 +106,7 @@ def match(text: str) -> SkillCall | None:
     # NOTE: one question is routed by the judge at its pause, before an early answer and by the turn; the words
     # are the same each time, so they are matched once (hassil took 3-4 ms a sentence here, x86_64).
     call = _match(said) or _misheard(said, _pieces(text))
-    return SkillCall(call.skill, dict(call.args)) if call is not None else None
+    return SkillCall(call.skill, dict(call.args), call.read_as) if call is not None else None
 
 
 def match_as_heard(text: str) -> SkillCall | None:
@@ -148,7 +149,7 @@ def _misheard(said: str, pieces: tuple[str, ...]) -> SkillCall | None:
         # what it can); only commands and the facts the box keeps are worth reading loosely.
         if (call := _match(reading)) is not None and call.skill != "offline" and not _article_ended(call):
             _LOGGER.debug("heard %r, read as %r", said, reading)
-            return call
+            return dataclasses.replace(call, read_as=reading)
     return None
 
 
@@ -221,6 +222,10 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             return SkillCall("help")
         case "TalkboxForget":
             return SkillCall("forget")
+        case "TalkboxConfirm":
+            return SkillCall("confirm")
+        case "TalkboxDecline":
+            return SkillCall("decline")
         case "TalkboxCalc":
             return calc_call(work_out(_text(v, "expression")))
         case "TalkboxConvert":

@@ -24,6 +24,12 @@ HELP: Final = (
 )
 UNSET_CLOCK: Final = honest.UNSET_CLOCK
 VOLUME_STEP: Final = 10
+CONFIRM_FIRST: Final = frozenset({"timer_cancel", "alarm_cancel", "forget", "volume", "set_time"})
+"""Requests that undo or change something: read loosely from a misheard sentence, they are asked about first."""
+ANSWERS: Final = frozenset({"confirm", "decline"})
+"""A yes or a no: a skill's only while a misheard request waits for one."""
+CONFIRM_WITHIN_S: Final = 30.0
+"""How long a yes still confirms the misheard request the box asked about."""
 
 
 class VolumeControl(Protocol):
@@ -56,11 +62,21 @@ class Skills:
     ) -> None:
         self.clock, self.volume, self.now_boot = clock, volume, now_boot
         self.reminders = Reminders(boot)
+        self._waiting: tuple[SkillCall, float] | None = None
+        """A misheard request waiting for the user's yes, and when it was asked about (boot clock)."""
 
-    @staticmethod
-    def route(text: str) -> SkillCall | None:
+    def route(self, text: str) -> SkillCall | None:
         """The skill a sentence template says `text` asks for, or None (a question for the language model)."""
-        return intents.match(text)
+        call = intents.match(text)
+        if call is not None and call.skill in ANSWERS and self.waiting() is None:
+            return None  # a yes or a no with nothing asked about is the conversation's (the model's)
+        return call
+
+    def waiting(self) -> SkillCall | None:
+        """The misheard request the box asked about, while a yes may still confirm it."""
+        if self._waiting is not None and self.now_boot() - self._waiting[1] > CONFIRM_WITHIN_S:
+            self._waiting = None
+        return self._waiting[0] if self._waiting is not None else None
 
     def wall(self) -> float | None:
         """The time now if the clock can be trusted, else None."""
@@ -68,6 +84,18 @@ class Skills:
 
     def run(self, call: SkillCall, *, last_answer: str = "", forget: Callable[[], None] | None = None) -> Reply:
         """Do what `call` asks and say so."""
+        waiting, self._waiting = self.waiting(), None  # asked about once: anything else said moves on
+        if call.read_as and call.skill in CONFIRM_FIRST:
+            # NOTE: a loose reading that would undo something (cancel, forget, mute, reset the clock) is asked
+            # about instead of done: "can solve my timer" may be "cancel my timer", or not a request at all.
+            self._waiting = (SkillCall(call.skill, dict(call.args)), self.now_boot())
+            return Reply(f'Did you mean "{call.read_as}"? Say yes, and I will.')
+        if call.skill == "confirm":
+            if waiting is None:
+                return Reply("There's nothing to say yes to.")
+            return self.run(waiting, last_answer=last_answer, forget=forget)
+        if call.skill == "decline":
+            return Reply("Okay, I won't." if waiting is not None else "Okay.")
         a = call.args
         if "impossible" in a and call.skill in ("set_time", "alarm_set", "alarm_cancel"):
             return Reply(honest.off_the_clock(str(a["impossible"])))
