@@ -51,11 +51,8 @@ FACTS = [
 def box(stand_ins: Engines, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[AssembledBox]:
     """The assembly with tool calls on (a fact no template took would go to the model to route), its clock at NOW."""
     monkeypatch.setattr(clock.BoxClock, "now", lambda self: NOW + self.offset_s)
-    opened = AssembledBox(box_config(tmp_path, tool_calls=True), stand_ins, tmp_path)
-    try:
+    with AssembledBox(box_config(tmp_path, tool_calls=True), stand_ins, tmp_path) as opened:
         yield opened
-    finally:
-        opened.close()
 
 
 @pytest.mark.parametrize(("said", "skill", "reply"), FACTS)

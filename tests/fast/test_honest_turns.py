@@ -41,11 +41,8 @@ HONEST = [
 @pytest.fixture
 def box(stand_ins: Engines, tmp_path: Path) -> Iterator[AssembledBox]:
     """The assembly with tool calls on: a request no template took would be sent to the model to route."""
-    opened = AssembledBox(box_config(tmp_path, tool_calls=True), stand_ins, tmp_path)
-    try:
+    with AssembledBox(box_config(tmp_path, tool_calls=True), stand_ins, tmp_path) as opened:
         yield opened
-    finally:
-        opened.close()
 
 
 @pytest.mark.parametrize(("said", "skill", "reply"), HONEST)

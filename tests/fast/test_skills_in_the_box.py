@@ -98,6 +98,12 @@ class AssembledBox:
             mic.close()
             self.close()
 
+    def __enter__(self) -> AssembledBox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def close(self) -> None:
         """Leave the assembly (the turn under way finishes), stop the loop."""
         self.on_loop(self._stack.aclose())
@@ -125,11 +131,8 @@ def box_config(tmp_path: Path, **skills: Any) -> Config:
 
 @pytest.fixture
 def box(stand_ins: Engines, tmp_path: Path) -> Iterator[AssembledBox]:
-    opened = AssembledBox(box_config(tmp_path), stand_ins, tmp_path)
-    try:
+    with AssembledBox(box_config(tmp_path), stand_ins, tmp_path) as opened:
         yield opened
-    finally:
-        opened.close()
 
 
 def skill_calls(events: list[Event]) -> list[tuple[str, dict[str, object], str, str]]:
