@@ -146,11 +146,14 @@ def judge(text: str, p_end: float, command: bool | None, punctuated: bool = True
 def make_judge(
     prefill: Callable[[str], float], route: Callable[[str], object] | None, punctuated: bool, rule: Rule = RULE
 ) -> Callable[[str], bool | None]:
-    """The box's judge: the words go into the model's cache (`prefill`, giving P(end)), then `judge`."""
+    """The box's judge: words a skill takes are judged as a command; others go into the model's cache (`prefill`,
+    giving P(end)), then `judge`."""
 
     def judge_words(text: str) -> bool | None:
-        p_end = prefill(text)
         command = route(text) is not None if route is not None else None
+        # NOTE: a command's words are never the model's to answer, and a command is judged without P(end): not
+        # prefilling them kept a 1.5B brain's second of prompt work from holding up "what is the capital of Spain?".
+        p_end = 0.0 if command else prefill(text)
         return judge(text, p_end, command, punctuated, rule)
 
     return judge_words

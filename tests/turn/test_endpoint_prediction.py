@@ -24,7 +24,8 @@ from daemon.events import (
     TurnEnded,
 )
 from daemon.ports import Engines
-from daemon.turn.completeness import judge
+from daemon.skills.intents import match
+from daemon.turn.completeness import judge, make_judge
 from daemon.turn.early import same_words
 from daemon.turn.endpoint import Endpointer
 from tests.conftest import Speech
@@ -239,3 +240,17 @@ def test_a_question_judged_finished_is_answered_from_its_pause_and_spoken_only_a
     assert first_sound.since_last_word_s > ended.after_last_voice_s
     assert len(engines.memory.remembered()) == 1
     engines.memory.forget()
+
+
+def test_words_a_skill_takes_are_judged_without_the_model() -> None:
+    prefilled: list[str] = []
+
+    def prefill(text: str) -> float:
+        prefilled.append(text)
+        return 0.9
+
+    judge_words = make_judge(prefill, match, punctuated=True)
+    assert judge_words("What is the capital of Spain?") is True  # a whole command: over at once
+    assert judge_words("Set a timer for three minutes.") is True
+    assert prefilled == []  # the model's cache was not touched for words it will never answer
+    assert judge_words("Why is the sky blue?") is True and prefilled == ["Why is the sky blue?"]
