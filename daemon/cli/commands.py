@@ -322,7 +322,7 @@ def eval_answers(cfg: Config, args: argparse.Namespace) -> int:
     from daemon.lab.answers_eval import run_eval_answers
     from daemon.lab.evaluation.answers import table
 
-    report = run_eval_answers(cfg, args.quick, args.spoken, args.model, args.half, say=_progress(args))
+    report = run_eval_answers(cfg, args.quick, args.spoken, args.model, args.half, args.kind, say=_progress(args))
     return _report(report, table, args.json)
 
 

@@ -128,6 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument("--spoken", type=_count_arg, default=0, metavar="N", help="also say N questions by many voices")
     an.add_argument("--model", default="", metavar="NAME", help="a manifest LLM (default: the profile's)")
     an.add_argument("--half", choices=("tune", "held-out"), default="", help="only one half (tune on the tune half)")
+    an.add_argument("--kind", default="", metavar="KIND", help="only one kind of question (e.g. unknowable)")
     an.add_argument("--json", action="store_true")
 
     doctor = sub.add_parser("doctor", parents=[common], help="check every part of the box")

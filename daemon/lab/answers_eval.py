@@ -17,6 +17,7 @@ from typing import Any, Final
 from daemon.box.asking import SilentSink
 from daemon.box.assembly import assembled
 from daemon.config import Config
+from daemon.errors import InputError
 from daemon.events import Event, EventBus, SkillCalled, Trigger
 from daemon.lab import shipped_assembly
 from daemon.lab.evaluation import answers
@@ -120,9 +121,15 @@ def run_answers(
 
 
 def run_eval_answers(
-    config: Config, quick: bool, spoken: int, model: str = "", half: str = "", say: Callable[[str], None] = print
+    config: Config,
+    quick: bool,
+    spoken: int,
+    model: str = "",
+    half: str = "",
+    kind: str = "",
+    say: Callable[[str], None] = print,
 ) -> dict[str, Any]:
-    """The question set (or its quick part, or one `half`) typed, and `spoken` of those said, on `model` if named."""
+    """The question set (or its quick part, one `half`, one `kind`) typed, and `spoken` of those said, on `model`."""
     from daemon.engines.load import load_engines
     from daemon.lab.evaluation.voices import all_voices
 
@@ -130,6 +137,10 @@ def run_eval_answers(
     questions = answers.quick() if quick else answers.QUESTIONS
     if half:
         questions = tuple(q for q in questions if answers.split(q) == half)
+    if kind and kind not in answers.KINDS:
+        raise InputError("eval-kind", f"--kind must be one of {', '.join(answers.KINDS)}")
+    if kind:
+        questions = tuple(q for q in questions if q.kind == kind)
     engines = load_engines(config)
     try:
         say(f"{len(questions)} questions on {engines.llm.model_name}, {spoken} of them spoken")

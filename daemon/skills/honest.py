@@ -23,8 +23,9 @@ UNSET_CLOCK: Final = (
 PERSONAL: Final = (
     "I can't know that: I only know what you tell me, and I can't see your home, your things or your plans."
 )
+SUN: Final = "I can't tell: sunrise and sunset depend on where you are, and nothing tells me where I am."
 TOPICS: Final = frozenset(
-    {"weather", "news", "sport", "prices", "tv", "traffic", "travel", "opening", "online", "personal"}
+    {"weather", "sun", "news", "sport", "prices", "tv", "traffic", "travel", "opening", "online", "personal"}
 )
 """What the offline skill is asked about (the `topic` of TalkboxOffline in sentences.yaml)."""
 
@@ -54,7 +55,7 @@ def is_amount(slot: str) -> bool:
 
 def offline(topic: str) -> str:
     """What the box says to a question only the internet could answer now."""
-    return {"online": NOT_ONLINE, "personal": PERSONAL}.get(topic, OFFLINE)
+    return {"online": NOT_ONLINE, "personal": PERSONAL, "sun": SUN}.get(topic, OFFLINE)
 
 
 def off_the_clock(said: str) -> str:

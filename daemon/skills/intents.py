@@ -138,7 +138,6 @@ def _pieces(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(pieces))
 
 
-@functools.lru_cache(maxsize=64)
 @functools.lru_cache(maxsize=256)
 def _misheard(said: str, pieces: tuple[str, ...]) -> SkillCall | None:
     """The skill a misheard command asks for: a piece of it, or the cheapest reading that matches a template."""

@@ -12,7 +12,7 @@ import pytest
 from daemon.box.asking import SilentSink
 from daemon.skills import calc, intents
 from daemon.skills.clock import BoxClock
-from daemon.skills.honest import NOT_ONLINE, OFFLINE, PERSONAL, TIMER_LIMITS, VOLUME_LIMITS
+from daemon.skills.honest import NOT_ONLINE, OFFLINE, PERSONAL, SUN, TIMER_LIMITS, VOLUME_LIMITS
 from daemon.skills.intents import match
 from daemon.skills.reminders import MAX_TIMER_S, MIN_TIMER_S
 from daemon.skills.skills import Reply, Skills
@@ -239,6 +239,45 @@ def test_questions_near_the_personal_ones_still_reach_the_language_model(said: s
     assert match(said) is None
 
 
+@pytest.mark.parametrize(
+    "said",
+    ["what time does the sun set", "when is sunset tonight", "what time is sunrise tomorrow", "when does it get dark"],
+)
+def test_sunrise_and_sunset_are_not_guessed_where_the_box_does_not_know_where_it_is(said: str) -> None:
+    assert _asked(_skills(), said) == ("offline", Reply(SUN))
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "did anyone call me today",
+        "do I have any new messages",
+        "how much money do I have in my account",
+        "did I lock the front door",
+        "what did my boss say this morning",
+    ],
+)
+def test_the_users_calls_messages_money_and_home_are_not_guessed(said: str) -> None:
+    assert _asked(_skills(), said) == ("offline", Reply(PERSONAL))
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "what time does the sun set in summer",
+        "how long does it take to drive from london to paris",
+        "who won the tennis at wimbledon in 1980",
+        "how much does a blue whale weigh",
+        "what is the most popular song of all time",
+        "did the romans lock their doors",
+        "is there a storm on jupiter",
+    ],
+)
+def test_questions_near_the_new_offline_ones_still_reach_the_language_model(said: str) -> None:
+    call = match(said)
+    assert call is None or call.skill != "offline", call
+
+
 def test_a_conversion_in_pounds_is_still_a_conversion_not_an_exchange_rate() -> None:
     assert _asked(_skills(), "how much is 5 kilos in pounds") == ("convert", Reply("5 kilograms is 11.02 pounds."))
 
@@ -296,7 +335,6 @@ GENERAL = (  # "what is the capital of France" and "spell necessary" were here: 
     "why is there so much traffic in london",
     "when did the first train run",
     "how fast does a train go",
-    "what time does the sun set",
     "what time zone is new york in",
     "what is the time complexity of quicksort",
     "what is a timer",

@@ -60,7 +60,7 @@ NEAR_MISSES = [
     "what is data",
     "can you stop a hurricane",
     "i'm bored",
-    "What time does the sun rise tomorrow?",
+    "What time does the sun rise in June?",
     "Set one timer for five minutes and another for twelve minutes.",
     "What is half of three hundred?",
     "What day was the Queen's funeral? What day",
