@@ -66,6 +66,8 @@ class BargeSource(enum.StrEnum):
     WAKE_WORD = "wake-word"
     STOP = "stop"
     """A stop asked through the serial link, the control socket, or the box stopping."""
+    REMINDER = "reminder"
+    """A timer or an alarm came due: it rings now, in the answer's place."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -262,7 +264,7 @@ class SpeakingFinished(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class BargeIn(Event):
-    """The user interrupted the answer."""
+    """The answer was cut: the user interrupted it, or a timer or an alarm came due."""
 
     source: BargeSource
 

@@ -22,6 +22,8 @@ from daemon.engines.load import load_engines
 from daemon.events import AnswerFinished, Event, EventBus, Trigger
 from daemon.lab import shipped_assembly
 from daemon.lab.measure import cpu_s, memory_bandwidth_gbs, memory_mb, peak_rss_mb, reset_peak_rss, rss_mb
+from daemon.lab.reminder_timing import STATES as REMINDER_STATES
+from daemon.lab.reminder_timing import reminder_delays
 from daemon.lab.turn_timing import QUESTIONS, QUICK_QUESTIONS, first_audio, timed_turn, warm_up
 from daemon.ports import AUDIO_RATE_HZ, AudioSink, Engines
 from daemon.turn.sentences import LONG_NUMBERS, LONGEST_SENTENCE
@@ -252,6 +254,8 @@ def run_bench(config: Config, out: Path, quick: bool = False, say: Callable[[str
     report["barge_in_s"] = timed_turn(
         engines, config, story, out / "story-answer.wav", interrupt_after_s=1.0
     ).barge_in_s
+    report["reminder_due_to_sound_s"] = reminder_delays(engines, config, out / "reminders")
+    say("reminders timed")
     report["memory_after_turns_mb"] = memory_mb()
     # NOTE: the peak was reset before the working-memory probes, so it counts the turns (and the harness's own
     # question audio and sequential runs) but not load's transient buffers, reported apart; the comparison
@@ -344,6 +348,11 @@ def table(report: dict[str, Any]) -> str:
             f"{lim['limit_tok_s']:.0f} tok/s ({lim['memory_gb_s']:.1f} GB/s, {lim['model_mb']:.0f} MB model)",
         ),
         ("barge-in: button -> speaker silent", f"{report['barge_in_s'] * 1000:.0f} ms  (target <= 150 ms)"),
+        (
+            "timer due -> its sound: idle / empty follow-up window / over an answer",
+            " / ".join(f"{report['reminder_due_to_sound_s'][k] * 1000:.0f}" for k in REMINDER_STATES)
+            + " ms  (target <= 200 ms)",
+        ),
         ("STT real-time factor", f"{comp['stt_rtf']:.3f}"),
         ("end of speech -> final transcript", f"{report['stt_end_of_speech_to_final_s']:.2f} s"),
         ("TTS real-time factor / first chunk", f"{comp['tts_rtf']:.3f} / {comp['tts_first_chunk_s']:.2f} s"),

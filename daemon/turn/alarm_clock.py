@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 from collections.abc import Callable
 from typing import Final
@@ -12,14 +11,12 @@ from typing import Final
 from daemon.events import Event, RemindersChanged, SkillCalled
 from daemon.skills.reminders import Reminder
 from daemon.skills.skills import Skills, missed_text
-from daemon.turn.keeper import State, TurnKeeper
+from daemon.turn.keeper import TurnKeeper
 
 _LOGGER = logging.getLogger(__name__)
 
 CHECK_S: Final = 30.0
 """The longest sleep: the clock may become trusted (NTP, the user) and alarms then get their time."""
-BUSY_RETRY_S: Final = 0.5
-"""A reminder due during a turn rings as soon as the turn ends."""
 CHANGING: Final = frozenset({"timer_start", "timer_cancel", "alarm_set", "alarm_cancel", "set_time"})
 
 
@@ -54,7 +51,7 @@ class AlarmClock:
         if self._missed:
             text = missed_text(self._missed)
             self._missed = []
-            await self._when_idle(lambda: self._keeper.ring(text, "while I was off", chime=False))
+            self._keeper.ring(text, "while I was off", chime=False)
         while True:
             wait = self._skills.seconds_to_next()
             timeout = CHECK_S if wait is None else min(wait, CHECK_S)
@@ -68,8 +65,4 @@ class AlarmClock:
                 self._save()  # before it sounds: a crash while ringing never rings it twice
                 self.changed()
                 _LOGGER.info("%s is due: ringing", reminder.label)
-                await self._when_idle(functools.partial(self._keeper.ring, text, reminder.label))
-
-    async def _when_idle(self, ring: Callable[[], bool]) -> None:
-        while not (self._keeper.state is State.IDLE and ring()):
-            await asyncio.sleep(BUSY_RETRY_S)
+                self._keeper.ring(text, reminder.label)  # now, or once the user's answer is over

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 
@@ -24,6 +26,7 @@ def gave_up(rate_hz: int) -> bytes:
     return _tone([660.0, 440.0], rate_hz)
 
 
+@functools.cache  # rung again and again: made once per rate
 def ringing(rate_hz: int) -> bytes:
     """Three bright notes and a rest, repeated while a timer or an alarm rings."""
     rest = np.zeros(int(rate_hz * 0.5), dtype=np.int16).tobytes()

@@ -62,6 +62,23 @@ class State(enum.Enum):
     RESPONDING = "responding"
 
 
+@dataclass(eq=False)
+class _Due:
+    """A timer or an alarm waiting to ring."""
+
+    text: str
+    label: str
+    chime: bool
+    while_talking: bool = False
+    """It came due while the user was speaking: it rings once their answer is over, and says so."""
+
+    def said(self) -> str:
+        """What the ring says first."""
+        if not self.while_talking:
+            return self.text
+        return f"While you were talking, {self.text[:1].lower()}{self.text[1:]}"
+
+
 @dataclass
 class _Typed:
     """A typed question waiting for its turn."""
@@ -122,6 +139,7 @@ class TurnKeeper:
         self._current: Turn | None = None
         self._tasks: set[asyncio.Task[TurnResult]] = set()  # turns still finishing (an interrupted one may overlap)
         self._waiting: collections.deque[_Typed] = collections.deque()
+        self._due: collections.deque[_Due] = collections.deque()
         self._source_ended = False
         self._closing = False
         self.last_barge_in_s = 0.0
@@ -161,6 +179,7 @@ class TurnKeeper:
             )
         if self.state is State.LISTENING:
             self._cancel_listening()
+        self._due.clear()  # already marked rung: they are not rung again at the next start
         await self._finish_turns()
         self.listener.close()
         self._workers.shutdown(wait=True)
@@ -314,8 +333,13 @@ class TurnKeeper:
             self._next_waiting()
 
     def _next_waiting(self) -> None:
-        """Start the oldest waiting question if the box is idle."""
-        while self.state is State.IDLE and self._waiting and not self._closing:
+        """Ring a due reminder, else start the oldest waiting question, if the box is idle."""
+        while self.state is State.IDLE and not self._closing:
+            if self._due:
+                self._ring(self._due.popleft())
+                return
+            if not self._waiting:
+                return
             typed = self._waiting.popleft()
             if typed.abandoned.is_set():
                 typed.future.cancel()
@@ -333,17 +357,44 @@ class TurnKeeper:
     # -- timers and alarms ----------------------------------------------------------------------------------
 
     def ring(self, text: str, label: str, chime: bool = True) -> bool:
-        """Say `text` and chime until stopped (a timer or an alarm is due); False if the box is busy."""
-        if self.state is not State.IDLE or self._closing:
+        """Say `text` and chime until stopped (a timer or an alarm is due); True if it rang now, else it waits.
+
+        It rings at once unless the user is speaking or another reminder rings: an idle box, a listening stage
+        nobody speaks into (an empty follow-up window) and an answer under way all give way to it. Due while the
+        user speaks, it rings as soon as their answer is over, and says it came due while they were talking.
+        """
+        if self._closing:
             return False
-        number = self.turn + 1
-        ring = Ring(self._e.tts, self._sink, number, text, self._ring_s, chime=chime, clock=self._clock)
-        turn = self._begin(Trigger.REMINDER, question=label, ring=ring)
+        due = _Due(text, label, chime)
+        self._due.append(due)
+        self._make_way()
+        return due not in self._due
+
+    def _make_way(self) -> None:
+        """Let the reminders waiting ring now, if nobody is talking to the box."""
+        if self.state is State.LISTENING:
+            if self.hearing_speech or self.push_to_talk:
+                for due in self._due:
+                    due.while_talking = True
+                return
+            self._cancel_listening()
+        elif self.state is State.RESPONDING:
+            current = self._current
+            if current is None or current.ringing or any(due.while_talking for due in self._due):
+                return  # another ring sounds, or the answer they were asking for: it rings right after
+            self.barge_in(BargeSource.REMINDER)  # a timer is on time: the answer can be asked for again
+        self._next_waiting()
+
+    def _ring(self, due: _Due) -> None:
+        """Ring `due` now, as a turn of its own (the box is idle)."""
+        ring = Ring(
+            self._e.tts, self._sink, self.turn + 1, due.said(), self._ring_s, chime=due.chime, clock=self._clock
+        )
+        turn = self._begin(Trigger.REMINDER, question=due.label, ring=ring)
         self.state = State.RESPONDING
-        self.emit(TurnStarted(turn=turn.number, trigger=Trigger.REMINDER, question=label))
-        self.emit(Ringing(turn=turn.number, label=label))
+        self.emit(TurnStarted(turn=turn.number, trigger=Trigger.REMINDER, question=due.label))
+        self.emit(Ringing(turn=turn.number, label=due.label))
         self._spawn(turn)
-        return True
 
     # -- one turn after another -------------------------------------------------------------------------
 
@@ -386,8 +437,8 @@ class TurnKeeper:
         if self.state is not State.RESPONDING or turn.number != self.turn:
             return  # interrupted, or cancelled while listening: the box has moved on already
         self.state = State.IDLE
-        if self._waiting:
-            self._next_waiting()  # typed questions have waited: they come before a follow-up window
+        if self._due or self._waiting:
+            self._next_waiting()  # reminders and typed questions have waited: they come before a follow-up window
         elif (
             turn.entry is Stage.LISTEN
             and outcome is Outcome.ANSWERED

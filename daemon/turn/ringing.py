@@ -1,4 +1,4 @@
-"""A timer or an alarm ringing: what it is, said once, then a chime until stopped or its time is up."""
+"""A timer or an alarm ringing: a chime at once, what is due said once, then chimes until stopped or time is up."""
 
 from __future__ import annotations
 
@@ -43,14 +43,17 @@ class Ring:
         return self._cancel.is_set()
 
     def run(self) -> bool:
-        """Say what is due, then chime until cancelled or the limit; True if someone stopped it."""
+        """Chime, say what is due, then chime until cancelled or the limit; True if someone stopped it."""
         started = self._clock()
         rate = self._tts.sample_rate_hz
+        chime = earcons.ringing(rate)
+        if self._chime:
+            # NOTE: the chime first: it sounds the moment the timer is due, while its words are still synthesized.
+            self._sink.play(chime, rate)
         for chunk in self._tts.synthesize(self._text):
             if self._cancel.is_set():
                 return True
             self._sink.play(chunk, rate)
-        chime = earcons.ringing(rate)
         while self._chime and not self._cancel.is_set() and self._clock() - started < self._limit_s:
             self._sink.play(chime, rate)
             while not self._sink.wait(timeout=0.1):

@@ -12,6 +12,7 @@ from daemon.config import Config
 from daemon.events import AnswerFinished, EventBus, SkillCalled
 from daemon.lab import shipped_assembly
 from daemon.lab.bench import typed_turn
+from daemon.lab.reminder_timing import STATES, reminder_delays
 from daemon.ports import Engines
 from hardware.audio import WavFileSink
 
@@ -40,6 +41,16 @@ def test_a_bench_question_that_asks_a_skill_is_answered_by_the_skill(
     (finished,) = (e for e in seen if isinstance(e, AnswerFinished))
     assert called.skill == "time"
     assert finished.text == called.reply and finished.tokens == 0  # the language model was not asked
+
+
+@pytest.mark.slow
+def test_a_due_timer_rings_through_the_real_box_in_every_state_it_times(
+    engines: Engines, dev_config: Config, tmp_path: Path
+) -> None:
+    delays = reminder_delays(engines, dev_config, tmp_path)
+    assert list(delays) == list(STATES)
+    # NOTE: not a speed bound: waiting for the box to be idle, the window would have rung after its 30 s were out.
+    assert all(0.0 <= s < 30.0 for s in delays.values()), delays
 
 
 def test_the_reports_name_the_assembly_they_ran(dev_config: Config) -> None:
