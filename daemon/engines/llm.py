@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import concurrent.futures
 import functools
 import logging
 import os
@@ -11,7 +12,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -23,6 +24,10 @@ from daemon.knowledge.lookup import Knowledge
 from daemon.ports import FittedQuestion, GenerationStats
 
 _LOGGER = logging.getLogger(__name__)
+
+READ_AHEAD_P_END: Final = 0.3
+"""Words the model gives at least this chance of ending the turn have their passage read ahead of the answer (words
+that go on would hold the next judgement up with a passage nobody needs)."""
 
 
 def thread_counts(config: LlmConfig, cores: int | None = None) -> tuple[int, int]:
@@ -113,6 +118,9 @@ class LlamaModel:
         self.conversation = conversation if conversation is not None else Conversation()
         """What is remembered; the box's ConversationMemory."""
         self._lock = threading.Lock()  # the model: one generation at a time
+        self._reader = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="llm-read")
+        self._reading: concurrent.futures.Future[None] = concurrent.futures.Future()
+        self._reading.set_result(None)
         self._knowledge = knowledge
         """Where a short passage for a question naming an encyclopedia article comes from (None: no passages)."""
         check_room(config, self._chat)
@@ -148,6 +156,7 @@ class LlamaModel:
 
     def close(self) -> None:
         """Free the model and its context (and close the encyclopedia)."""
+        self._reader.shutdown(wait=True)
         with self._lock:
             self._llm.close()
             if self._knowledge is not None:
@@ -196,16 +205,28 @@ class LlamaModel:
                 self._llm.n_tokens = common  # eval() drops the cache after n_tokens: what the recogniser revised
                 self._llm.eval(tokens[common:end])
                 logits = self._logits()
-                # NOTE: the passage for these words goes in now too, while the user speaks: the answer starts
-                # without evaluating it (after the question, so what was evaluated above stays the prefix).
-                read, article = self._read(messages, question, budget)
-                if article:
-                    self._evaluate_to_closing(read)
             except (RuntimeError, ValueError) as err:
                 raise EngineError("llm-generation-failed", f"the language model failed: {err}") from err
         top = logits.max()
         weights = np.exp(logits - top)
-        return float(weights[closing] / weights.sum())
+        p_end = float(weights[closing] / weights.sum())
+        if self._knowledge is not None and p_end >= READ_AHEAD_P_END:
+            # NOTE: the passage for these words goes in next, while the user may still speak, but after the judge
+            # has its P(end): evaluating 50-80 passage tokens first held a 1.5B brain's judgement up by ~1 s.
+            self._reading = self._reader.submit(self._read_ahead, messages, question, budget, tokens[:end])
+        return p_end
+
+    def _read_ahead(self, messages: list[Message], question: str, budget: int, prefilled: list[int]) -> None:
+        """Evaluate the passage for prefilled words after them, unless the model has moved on since."""
+        with self._lock:
+            if self._llm.input_ids[: self._llm.n_tokens].tolist() != prefilled:
+                return  # newer words, or an answer, came first
+            read, article = self._read(messages, question, budget)
+            if article:
+                try:
+                    self._evaluate_to_closing(read)
+                except (RuntimeError, ValueError) as err:  # the answer evaluates it again, and reports a failure
+                    _LOGGER.warning("reading the passage ahead failed: %s", err)
 
     def _read(self, messages: list[Message], question: str, budget: int) -> tuple[list[int], str]:
         """The prompt's tokens, with the encyclopedia's passage after the question when one is found and the prompt
@@ -261,6 +282,7 @@ class LlamaModel:
 
     def respond(self, question: str, cancel: threading.Event | None = None) -> Iterator[str]:
         """Yield the answer to `question` piece by piece; remember the exchange when done or cancelled."""
+        self._reading.result()  # the passage being read ahead is this answer's prompt: it is not read twice
         with self._lock:
             fitted = self.fit_question(question)
             if not fitted.text:

@@ -134,7 +134,8 @@ def run_eval_endpoint(config: Config, quick: bool, say: Callable[[str], None] = 
     intents.warm_up()
 
     def features(text: str) -> tuple[float, bool | None]:  # as completeness.make_judge gathers them
-        return llm.prefill(text), intents.match(text) is not None
+        command = intents.match(text) is not None
+        return (0.0 if command else llm.prefill(text)), command
 
     from daemon.lab.evaluation.align import whisper_word_gaps
     from daemon.lab.evaluation.conditions import Condition, paused_in_one_breath

@@ -63,3 +63,22 @@ def test_phoneme_runs_leave_a_short_sentence_whole_and_cut_a_word_longer_than_a_
     assert list(phoneme_runs(list("a b c."), 120)) == [list("a b c.")]
     runs = list(phoneme_runs(list("x" * 30), 12))
     assert all(len(r) <= 12 for r in runs) and "".join(r.rstrip(",") for r in map("".join, runs)) == "x" * 30
+
+
+def test_a_short_reply_said_again_comes_from_memory_and_a_long_one_is_voiced_again(tts) -> None:  # type: ignore[no-untyped-def]
+    # NOTE: the test voice has no noise, so voiced again it gives equal samples: memory hands back the same objects.
+    once, again = list(tts.synthesize("Timer cancelled.")), list(tts.synthesize("Timer cancelled."))
+    assert len(once) == 1 and again[0] is once[0]
+    story = "Once upon a time a brave dragon lived in a castle by the sea, and every morning it flew."
+    first, second = list(tts.synthesize(story)), list(tts.synthesize(story))
+    assert first == second and first[0] is not second[0]
+
+
+def test_a_reply_cut_off_while_voiced_is_not_kept_in_part(tts) -> None:  # type: ignore[no-untyped-def]
+    said = "Okay. I won't."
+    first = tts.synthesize(said)
+    first_chunk = next(first)
+    first.close()  # the user interrupted after the first sentence
+    whole = list(tts.synthesize(said))
+    assert len(whole) == 2 and whole[0] is not first_chunk
+    assert list(tts.synthesize(said))[1] is whole[1]  # kept whole, once voiced whole

@@ -98,13 +98,15 @@ def wait_at(pause: Pause, config: ListenConfig, answer_s: float = 0.0) -> float:
     """How long the box waits at this pause under `config` (the judgement applies once it has arrived).
 
     `answer_s`: a pause judged finished starts the answer at once, and ends when it is ready to sound, this long
-    after the judgement (0: at once); never later than the unclear pause's wait.
+    after the judgement (0: at once); never later than the unclear pause's wait. A command is never answered early:
+    it ends at the judgement.
     """
     ready = JUDGE_AFTER_S + pause.judge_s
     if not config.predict_end or pause.judged is None:
         return config.trailing_silence_s
     if pause.judged:
-        return max(config.min_silence_s, min(ready + answer_s, config.trailing_silence_s))
+        answer = 0.0 if pause.command else answer_s
+        return max(config.min_silence_s, min(ready + answer, config.trailing_silence_s))
     return config.max_silence_s if ready < config.trailing_silence_s else config.trailing_silence_s
 
 
