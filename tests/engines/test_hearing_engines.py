@@ -115,3 +115,13 @@ def test_an_unusable_wake_phrase_is_refused_with_a_line_and_exit_78(
     cfg.write_text(f'[models]\ndir = "{tmp_path}"\n[wake]\nphrase = "{phrase}"\n')
     assert main(["config", "check", str(cfg)]) == EXIT_CONFIG
     assert f"[{code}]" in capsys.readouterr().err
+
+
+def test_a_whole_question_whisper_looped_on_without_punctuation_is_heard_once() -> None:
+    from daemon.engines.whisper import _without_restart
+
+    looped = "Wake me up at 6 in the morning Wake me up at 6 in the morning Wake me up at 6 in"  # Whisper base, heard
+    assert _without_restart(looped) == "Wake me up at 6 in the morning"
+    assert (
+        _without_restart("Is it true that the the cat sat on the mat") == "Is it true that the the cat sat on the mat"
+    )

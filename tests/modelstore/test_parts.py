@@ -224,3 +224,92 @@ def test_the_real_brain_is_assembled_from_its_22_packages_and_answers(dev_config
     finally:
         llm.close()
     assert "Melville" in answer and "<|im_" not in answer  # the GGUF's ChatML template and its end token
+
+
+WHISPER_BASE = "whisper-base"
+
+
+def directory_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, into_config: str = "config.json") -> Parted:
+    """A model of two files (the way a Whisper directory ships): `weights.bin` in two parts across two packages,
+    `config.json` whole in the second package; `into_config` is where the manifest says the config part goes."""
+    site, tag = tmp_path / "site", uuid.uuid4().hex[:8]
+    weights, config = os.urandom(200_000), b'{"num_mel_bins": 80}'
+    pieces = [
+        (1, "data/weights.bin.part1", weights[:150_000], "weights.bin"),
+        (2, "data/weights.bin.part2", weights[150_000:], "weights.bin"),
+        (2, "data/config.json", config, into_config),
+    ]
+    rows = []
+    for i, rel, data, into in pieces:
+        package = f"tbdir_{tag}_part{i}"
+        (site / package / "data").mkdir(parents=True, exist_ok=True)
+        (site / package / "__init__.py").write_text("raise ImportError('data only: never imported')\n")
+        (site / package / rel).write_bytes(data)
+        rows.append(
+            f'{{ package = "{package}", path = "{rel}", into = "{into}", size = {len(data)}, '
+            f'sha256 = "{hashlib.sha256(data).hexdigest()}", requirement = "tbdir-{tag}-part{i}==1.0" }},'
+        )
+    files = [("weights.bin", weights), ("config.json", config)]
+    manifest = tmp_path / "manifest.toml"
+    manifest.write_text(
+        default_manifest_path().read_text()
+        + textwrap.dedent("""
+            [models.parted-dir]
+            role = "stt"
+            engine = "whisper"
+            licence = "MIT"
+            source = "a test model of two files, one of them in two parts"
+            files = [
+            {files}
+            ]
+            parts = [
+            {rows}
+            ]
+        """).format(
+            files="\n".join(
+                f'{{ path = "{name}", size = {len(data)}, sha256 = "{hashlib.sha256(data).hexdigest()}" }},'
+                for name, data in files
+            ),
+            rows="\n".join(rows),
+        )
+    )
+    monkeypatch.syspath_prepend(str(site))
+    return Parted(site, (f"tbdir_{tag}_part1", f"tbdir_{tag}_part2"), weights, manifest, tmp_path / "models")
+
+
+def test_a_directory_model_has_each_of_its_files_assembled_or_copied_from_its_parts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parted = directory_model(tmp_path, monkeypatch)
+    entry = load_manifest(parted.manifest).get("parted-dir")
+    path = verify(entry, parted.models)
+    folder = parted.models / "parted-dir"
+    assert path == folder / "weights.bin" and path.read_bytes() == parted.whole  # the engine finds the rest beside it
+    assert (folder / "config.json").read_bytes() == b'{"num_mel_bins": 80}'
+    assert sorted(p.name for p in folder.iterdir()) == ["config.json", "weights.bin"]
+    damage(folder / "config.json", "bit-flipped")
+    for package in parted.packages:
+        shutil.rmtree(parted.site / package)
+    with pytest.raises(ModelError) as info:
+        verify(entry, parted.models)
+    assert info.value.code == "stt-model-corrupt" and "config.json" in info.value.message
+
+
+def test_a_part_that_goes_into_no_file_of_its_model_is_a_manifest_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parted = directory_model(tmp_path, monkeypatch, into_config="tokenizer.json")
+    with pytest.raises(ConfigError) as info:
+        load_manifest(parted.manifest)
+    assert info.value.code == "models-manifest-invalid" and "not one of its files" in info.value.message
+
+
+def test_whisper_base_pins_every_part_and_file_and_its_extra_installs_exactly_those_parts() -> None:
+    manifest = load_manifest()
+    extras = tomllib.loads((default_manifest_path().parents[1] / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    entry = manifest.get(WHISPER_BASE)
+    assert (entry.role, entry.engine, entry.licence) == ("stt", "whisper", "MIT")
+    assert [f.path for f in entry.files] == ["model.bin", "config.json", "tokenizer.json", "vocabulary.json"]
+    assert sorted({p.requirement for p in entry.parts}) == sorted(extras["whisper-base-model"])
