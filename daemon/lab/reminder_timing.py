@@ -9,9 +9,9 @@ import asyncio
 import dataclasses
 import time
 import wave
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeVar
 
 from daemon.box.assembly import assembled
 from daemon.box.audio import frames_of
@@ -25,16 +25,17 @@ TIMER_S: Final = 2
 """Each timer's length: long enough for the state it should come due in to be under way."""
 STORY: Final = "Tell me a long story about a brave dragon."
 """An answer that is still being spoken when the timer comes due."""
+T = TypeVar("T")
 WAIT_S: Final = 60.0
 STATES: Final = ("idle", "follow_up_window", "answer_under_way")
 """The states timed, in the report's order."""
 
 
-class _NotedSink:
+class _NotedSink(WavFileSink):
     """A speaker (a WAV file in real time) that notes when each piece of audio begins to sound."""
 
     def __init__(self, path: Path, rate_hz: int) -> None:
-        self._sink = WavFileSink(path, rate_hz)
+        super().__init__(path, rate_hz)
         self.sounded: list[float] = []
 
     def play(self, pcm: bytes, rate_hz: int, on_start: Callable[[], None] | None = None) -> None:
@@ -45,19 +46,7 @@ class _NotedSink:
             if on_start is not None:
                 on_start()
 
-        self._sink.play(pcm, rate_hz, started)
-
-    def stop(self) -> float:
-        """Silence now."""
-        return self._sink.stop()
-
-    def wait(self, timeout: float | None = None) -> bool:
-        """Until everything queued has played."""
-        return self._sink.wait(timeout)
-
-    def close(self) -> None:
-        """Finish the file."""
-        self._sink.close()
+        super().play(pcm, rate_hz, started)
 
 
 def reminder_delays(engines: Engines, config: Config, out: Path) -> dict[str, float]:
@@ -98,11 +87,11 @@ def reminder_delays(engines: Engines, config: Config, out: Path) -> dict[str, fl
         engines.memory.forget()
 
 
-async def _empty_window(keeper: TurnKeeper) -> None:
+def _empty_window(keeper: TurnKeeper) -> None:
     keeper.listen(Trigger.FOLLOW_UP, timeout_s=30.0)  # as after a spoken answer: open, and nobody speaks
 
 
-async def _telling_a_story(keeper: TurnKeeper) -> None:
+def _telling_a_story(keeper: TurnKeeper) -> None:
     keeper.ask(STORY, Trigger.SOCKET, speak=True)
 
 
@@ -110,37 +99,31 @@ async def _timed(
     keeper: TurnKeeper,
     events: list[tuple[float, Event]],
     sink: _NotedSink,
-    meanwhile: Callable[[TurnKeeper], Awaitable[None]] | None,
+    meanwhile: Callable[[TurnKeeper], None] | None,
 ) -> float:
     """Set a timer, put the box in a state, and time the ring's first sound after the timer was due; stop it."""
     seen = len(events)
     await asyncio.wrap_future(keeper.ask(f"set a timer for {TIMER_S} seconds", Trigger.SOCKET))
     set_at = next(at for at, e in events[seen:] if isinstance(e, SkillCalled) and e.skill == "timer_start")
     if meanwhile is not None:
-        await meanwhile(keeper)
-    rang_at, ring = await _until(events, seen, lambda e: isinstance(e, Ringing))
-    sound = await _until_sound(sink, rang_at)
+        meanwhile(keeper)
+    rang_at, ring = await _until(lambda: _first(events[seen:], lambda e: isinstance(e, Ringing)), "the ring")
+    sound = await _until(lambda: next((at for at in sink.sounded if at >= rang_at), None), "the ring's sound")
     keeper.barge_in(BargeSource.STOP)
-    await _until(events, seen, lambda e: isinstance(e, TurnEnded) and e.turn == ring.turn)
-    while keeper.state is not State.IDLE:  # the cut answer's turn may still be ending
-        await asyncio.sleep(0.05)
+    await _until(lambda: _first(events[seen:], lambda e: isinstance(e, TurnEnded) and e.turn == ring.turn), "its end")
+    await _until(lambda: keeper.state is State.IDLE or None, "an idle box")  # a cut answer's turn may still be ending
     return sound - (set_at + TIMER_S)
 
 
-async def _until(events: list[tuple[float, Event]], seen: int, wanted: Callable[[Event], bool]) -> tuple[float, Event]:
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
-        for at, event in events[seen:]:
-            if wanted(event):
-                return at, event
-        await asyncio.sleep(0.01)
-    raise TimeoutError("the reminder never rang")
+def _first(events: list[tuple[float, Event]], wanted: Callable[[Event], bool]) -> tuple[float, Event] | None:
+    return next(((at, e) for at, e in events if wanted(e)), None)
 
 
-async def _until_sound(sink: _NotedSink, after: float) -> float:
+async def _until(found: Callable[[], T | None], what: str) -> T:
+    """What `found()` returns once it is not None, checked every 10 ms."""
     deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
-        if later := [at for at in sink.sounded if at >= after]:
-            return later[0]
+    while (value := found()) is None:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{what} never came")
         await asyncio.sleep(0.01)
-    raise TimeoutError("the reminder never sounded")
+    return value

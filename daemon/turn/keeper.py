@@ -41,7 +41,7 @@ from daemon.turn.crossing import LoopCrossing
 from daemon.turn.early import EarlyAnswers
 from daemon.turn.heard import Ended, Heard, Paused, Resumed, WakeHeard
 from daemon.turn.listener import Listener
-from daemon.turn.ringing import Ring
+from daemon.turn.ringing import Due, Ring
 from daemon.turn.run import Stage, Turn, TurnParts, TurnResult
 
 _LOGGER = logging.getLogger(__name__)
@@ -60,23 +60,6 @@ class State(enum.Enum):
     IDLE = "idle"
     LISTENING = "listening"
     RESPONDING = "responding"
-
-
-@dataclass(eq=False)
-class _Due:
-    """A timer or an alarm waiting to ring."""
-
-    text: str
-    label: str
-    chime: bool
-    while_talking: bool = False
-    """It came due while the user was speaking: it rings once their answer is over, and says so."""
-
-    def said(self) -> str:
-        """What the ring says first."""
-        if not self.while_talking:
-            return self.text
-        return f"While you were talking, {self.text[:1].lower()}{self.text[1:]}"
 
 
 @dataclass
@@ -139,7 +122,7 @@ class TurnKeeper:
         self._current: Turn | None = None
         self._tasks: set[asyncio.Task[TurnResult]] = set()  # turns still finishing (an interrupted one may overlap)
         self._waiting: collections.deque[_Typed] = collections.deque()
-        self._due: collections.deque[_Due] = collections.deque()
+        self._due: collections.deque[Due] = collections.deque()
         self._source_ended = False
         self._closing = False
         self.last_barge_in_s = 0.0
@@ -365,7 +348,7 @@ class TurnKeeper:
         """
         if self._closing:
             return False
-        due = _Due(text, label, chime)
+        due = Due(text, label, chime)
         self._due.append(due)
         self._make_way()
         return due not in self._due
@@ -385,7 +368,7 @@ class TurnKeeper:
             self.barge_in(BargeSource.REMINDER)  # a timer is on time: the answer can be asked for again
         self._next_waiting()
 
-    def _ring(self, due: _Due) -> None:
+    def _ring(self, due: Due) -> None:
         """Ring `due` now, as a turn of its own (the box is idle)."""
         ring = Ring(
             self._e.tts, self._sink, self.turn + 1, due.said(), self._ring_s, chime=due.chime, clock=self._clock

@@ -5,9 +5,27 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from daemon.ports import AudioSink, TextToSpeech
 from daemon.turn import earcons
+
+
+@dataclass(eq=False)
+class Due:
+    """A timer or an alarm waiting to ring (each one is its own, even with the same words)."""
+
+    text: str
+    label: str
+    chime: bool
+    while_talking: bool = False
+    """It came due while the user was speaking: it rings once their answer is over, and says so."""
+
+    def said(self) -> str:
+        """What the ring says first."""
+        if not self.while_talking:
+            return self.text
+        return f"While you were talking, {self.text[:1].lower()}{self.text[1:]}"
 
 
 class Ring:

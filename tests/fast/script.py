@@ -7,6 +7,8 @@ from typing import Final
 from daemon.config import ListenConfig
 from daemon.events import Event
 from tests.harness import names
+from tests.inprocess import silence, voice, wake_marker
+from tests.mic import ScriptedMic
 
 QUICK: Final = ListenConfig(trailing_silence_s=0.5, no_speech_timeout_s=1.5, follow_up_s=0.0, chime=False)
 """The real-engine tests' listening settings (tests/turn/test_keeper.py)."""
@@ -49,3 +51,11 @@ def shape(events: list[Event]) -> list[str]:
     rest = [name for name in got if name not in ("SentenceReady", "AnswerFinished")]
     at = rest.index("ThinkingStarted") + 1
     return [*rest[:at], *["SentenceReady"] * len(ready), *rest[at:]]
+
+
+def asked(mic: ScriptedMic, words: int = len(QUESTION.split()), wake: bool = True) -> None:
+    """Say a question of `words` words into the microphone, after the wake phrase unless told otherwise."""
+    if wake:
+        mic.say(silence(0.3))
+        mic.say(wake_marker())
+    mic.say(voice(words))

