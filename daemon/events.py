@@ -309,8 +309,21 @@ class SkillCalled(Event):
     skill: str
     args: dict[str, object]
     by: str
-    """"template" (a sentence template matched) or "tool-call" (the language model chose it)."""
+    """"template" (a sentence template matched), "tool-call" (the language model chose it) or "homeassistant"
+    (a home command Home Assistant carried out and answered)."""
     reply: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class HomeAssistantChanged(Event):
+    """The Home Assistant bridge came, went, or reached Home Assistant or lost it."""
+
+    connected: bool
+    """True while the bridge reaches Home Assistant: home commands go there."""
+    reason: str
+    """Why not, in words ("the token was refused"); "" when connected."""
+    bridge: bool = True
+    """False once the bridge itself has stopped (Home Assistant is then off, not failing)."""
 
 
 @dataclass(frozen=True, kw_only=True)

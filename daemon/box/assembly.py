@@ -15,6 +15,7 @@ from pathlib import Path
 
 from daemon.config import Config
 from daemon.events import EventBus
+from daemon.home.link import HomeLink
 from daemon.ports import AudioSink, Engines
 from daemon.service.journal import TurnJournal
 from daemon.service.statefile import StateStore, TurnSaver
@@ -37,6 +38,8 @@ class Assembly:
     saver: TurnSaver | None
     """Keeps the conversation, the settings and the reminders across restarts (None: nothing is kept)."""
     sink: VolumeSink
+    home: HomeLink | None
+    """Where a Home Assistant bridge registers over the control socket (None without skills)."""
 
 
 def build_keeper(
@@ -50,6 +53,12 @@ def build_keeper(
     """The turn keeper with the skills the config asks for, speaking through the volume control."""
     sink = VolumeSink(speaker, config.skills.volume)
     skills = Skills(BoxClock(config.skills.trust_clock), sink, boot_id()) if config.skills.enabled else None
+    keeper: TurnKeeper | None = None
+    if skills is not None:
+        # NOTE: the link is only a door: nothing is a home command until a bridge registers through the control socket.
+        skills.home = HomeLink(
+            lambda event: keeper.emit(event) if keeper is not None else None, config.homeassistant.timeout_s
+        )
     keeper = TurnKeeper(
         engines,
         sink,
@@ -99,7 +108,8 @@ async def assembled(
             stack.push_async_callback(_stop, ticking)
             if len(skills.reminders):
                 alarm_clock.changed()  # the display counts down what was restored
-        yield Assembly(keeper, skills, saver, sink)
+        home = skills.home if skills is not None and isinstance(skills.home, HomeLink) else None
+        yield Assembly(keeper, skills, saver, sink, home)
 
 
 async def _stop(task: asyncio.Future[None]) -> None:

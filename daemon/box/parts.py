@@ -13,6 +13,7 @@ from daemon.channels.serial_chat import SerialChat
 from daemon.channels.turns import Status, Turns
 from daemon.config import ButtonConfig, DisplayConfig, SerialConfig
 from daemon.errors import TalkboxError
+from daemon.home.link import HomeLink
 from daemon.turn.button import ButtonGestures
 from daemon.turn.button import Turns as ButtonTurns
 from daemon.ui.display import DisplayController, oled_for
@@ -72,10 +73,10 @@ def open_serial(s: SerialConfig, turns: Turns, status: Status) -> SerialChat | N
     return chat
 
 
-async def open_control(turns: Turns, status: Status) -> ControlServer | None:
+async def open_control(turns: Turns, status: Status, home: HomeLink | None = None) -> ControlServer | None:
     """The control socket (listening on the running loop), or None if it cannot be opened."""
     group = "talkbox" if _group_exists("talkbox") else None
-    server = ControlServer(default_socket_path(), turns=turns, status=status, group=group)
+    server = ControlServer(default_socket_path(), turns=turns, status=status, group=group, home=home)
     try:
         await server.start()
     except TalkboxError as err:  # e.g. a second daemon: this one still works, without its own socket

@@ -137,7 +137,10 @@ class Box:
             if (chat := open_serial(self.config.serial, keeper, self.status)) is not None:
                 self.bus.subscribe(chat.on_event)
                 stack.callback(chat.stop)
-            if self.options.control_socket and (server := await open_control(keeper, self.status)) is not None:
+            if (
+                self.options.control_socket
+                and (server := await open_control(keeper, self.status, parts.home)) is not None
+            ):
                 self.bus.subscribe(server.on_event)
                 stack.push_async_callback(server.stop)
             await self._hear(keeper)

@@ -20,6 +20,7 @@ from daemon.channels.control_session import Session, SessionContext, hung_up
 from daemon.channels.turns import Status, Turns, dumps, event_line
 from daemon.errors import TalkboxError
 from daemon.events import Event
+from daemon.home.link import HomeLink
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -56,10 +57,11 @@ class ControlServer:
         mode: int = 0o660,
         group: str | None = None,
         max_request_bytes: int = 8192,
+        home: HomeLink | None = None,
     ) -> None:
         self.path = path
         self._mode, self._group = mode, group
-        self._context = SessionContext(turns, status, max_request_bytes, self._follow, self._unfollow)
+        self._context = SessionContext(turns, status, max_request_bytes, self._follow, self._unfollow, home)
         self._sessions: set[Session] = set()
         self._subscribers: set[Session] = set()  # changed only on the loop
         self._loop: asyncio.AbstractEventLoop | None = None

@@ -13,9 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
+from daemon.channels.control_home import serve_bridge
 from daemon.channels.turns import Status, Turns, dumps
 from daemon.errors import TalkboxError
 from daemon.events import Trigger
+from daemon.home.link import HomeLink
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -33,6 +35,8 @@ class SessionContext:
     follow: Callable[[Session], None]
     """Start sending the box's events to a session."""
     unfollow: Callable[[Session], None]
+    home: HomeLink | None = None
+    """Where a Home Assistant bridge registers (None: the `home` command is unknown)."""
 
 
 class Session:
@@ -163,6 +167,8 @@ class Session:
         elif cmd == "stop":
             self._ctx.turns.stop_speaking()
             await self._send({"type": "ok", "cmd": cmd})
+        elif cmd == "home" and self._ctx.home is not None:
+            await serve_bridge(self._ctx.home, request, self._next_request, self._to_bridge, self._send)
         elif isinstance(cmd, str):
             raise TalkboxError("control-unknown-command", f"unknown command {cmd!r} (ask, status, events, reset, stop)")
         else:
@@ -204,6 +210,24 @@ class Session:
         if result.error is not None:
             raise result.error
         await self._send({"type": "answer", "text": "".join(text), "outcome": result.outcome, "turn": result.turn})
+
+    async def _next_request(self) -> dict[str, object] | None:
+        """The client's next request, answering malformed ones with an error; None once it has left."""
+        while not self._gone.is_set() and (line := await self._read_line()) is not None:
+            if line.strip():
+                try:
+                    return _parse(line)
+                except TalkboxError as err:
+                    await self._send(_error(err.code, err.message))
+        return None
+
+    async def _to_bridge(self, message: dict[str, object]) -> None:
+        """Send the bridge a command; ConnectionError if it has left."""
+        if self._gone.is_set():
+            raise ConnectionError("the bridge left")
+        await self._send(message)
+        if self._gone.is_set():
+            raise ConnectionError("the bridge left")
 
     async def _stream_events(self) -> None:
         """Send the box's events until the client leaves; what it sends meanwhile is not read."""

@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from daemon import config as config_mod
 from daemon.box.wavfile import check_writable, read_wav, write_wav
+from daemon.cli.homeassistant import homeassistant_check, homeassistant_run
 from daemon.cli.models import (
     models_digest,
     models_fetch,
@@ -389,5 +390,7 @@ HANDLERS: Final[dict[str, Handler]] = {
     "eval_skills": eval_skills,
     "eval_endpoint": eval_endpoint,
     "eval_answers": eval_answers,
+    "homeassistant_run": homeassistant_run,
+    "homeassistant_check": homeassistant_check,
 }
 """Each subcommand's function, by name (models actions as models_ACTION)."""

@@ -167,6 +167,17 @@ def build_parser() -> argparse.ArgumentParser:
     mdigest.add_argument("role", choices=("llm", "stt", "tts", "wake"))
     mdigest.add_argument("path", type=Path, help="the .gguf, the speech model's directory, the voice's .onnx, ...")
 
+    ha = sub.add_parser("homeassistant", parents=[common], help="the opt-in link to your own Home Assistant")
+    hsub = ha.add_subparsers(dest="homeassistant_command", required=True, metavar="ACTION")
+    hrun = hsub.add_parser("run", parents=[common], help="run the bridge (talkbox-homeassistant.service)")
+    hcheck = hsub.add_parser("check", parents=[common], help="check the URL, the token and the link; say what is wrong")
+    hcheck.add_argument("--say", default="", metavar="TEXT", help='also send one command: "is the front door locked"')
+    hcheck.add_argument("--json", action="store_true")
+    for action in (hrun, hcheck):
+        action.add_argument(
+            "--socket", type=Path, default=None, help="the box's control socket (default: the service's)"
+        )
+
     cfg = sub.add_parser("config", parents=[common], help="configuration")
     csub = cfg.add_subparsers(dest="config_command", required=True, metavar="ACTION")
     check = csub.add_parser("check", parents=[common], help="validate a config file")
@@ -180,7 +191,10 @@ def lab_installed() -> bool:
 
 
 def _setup_logging(debug: bool, command: str) -> None:
-    if command == "run":  # the service: the journal under systemd, INFO so each turn's story is kept
+    if command in (
+        "run",
+        "homeassistant_run",
+    ):  # the service: the journal under systemd, INFO so each turn's story is kept
         from daemon.service.journal import setup_logging
 
         setup_logging(debug)
@@ -202,15 +216,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    _setup_logging(args.debug, args.command)
+    action = {"models": "models_command", "eval": "eval_command", "homeassistant": "homeassistant_command"}.get(
+        args.command
+    )
+    name = f"{args.command}_{vars(args)[action]}" if action else args.command
+    _setup_logging(args.debug, name)
     from daemon.cli import commands
 
     try:
         if args.command == "config":
             return commands.config_check(args.path or args.config)
         cfg = config.load(args.config)
-        action = {"models": "models_command", "eval": "eval_command"}.get(args.command)
-        name = f"{args.command}_{vars(args)[action]}" if action else args.command
         return commands.HANDLERS[name](cfg, args)
     except TalkboxError as err:
         print(f"talkbox: {err.message} [{err.code}]", file=sys.stderr)

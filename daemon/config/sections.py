@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import field
 from pathlib import Path
 from typing import Annotated, Final
@@ -242,6 +243,28 @@ class SkillsConfig:
     """Starting volume, until the user changes it by voice (then remembered)."""
 
 
+def _is_home_url(text: str) -> bool:
+    return text == "" or re.fullmatch(r"https?://[^\s/?#]+(:\d{1,5})?/?", text) is not None
+
+
+@validated("homeassistant")
+class HomeAssistantConfig:
+    """The user's own Home Assistant, for home commands (opt-in: only the bridge process reaches it)."""
+
+    url: Annotated[
+        Text, Rule(_is_home_url, 'http:// or https:// and a host, like "http://192.168.1.20:8123"; empty: off')
+    ] = ""
+    """Home Assistant's address on the local network; empty: off (the box never reaches it)."""
+    token_file: Named = "/etc/talkbox/homeassistant.token"
+    """A file holding a long-lived access token (Home Assistant: your profile, Security, Long-lived access tokens)."""
+    language: Annotated[
+        Text, Rule(lambda text: re.fullmatch(r"[a-z]{2}(-[A-Z]{2})?", text) is not None, "a language code like en")
+    ] = "en"
+    """The language Home Assistant reads the commands in."""
+    timeout_s: Annotated[float, Field(ge=1.0, le=30.0)] = 5.0
+    """Longest wait for Home Assistant's reply to one command, seconds."""
+
+
 @validated()
 class Config:
     """The whole configuration."""
@@ -258,3 +281,4 @@ class Config:
     serial: SerialConfig = field(default_factory=SerialConfig)
     state: StateConfig = field(default_factory=StateConfig)
     skills: SkillsConfig = field(default_factory=SkillsConfig)
+    homeassistant: HomeAssistantConfig = field(default_factory=HomeAssistantConfig)

@@ -21,6 +21,7 @@ from daemon.config import Config
 from daemon.engines.load import load_engines
 from daemon.events import AnswerFinished, Event, EventBus, Trigger
 from daemon.lab import shipped_assembly
+from daemon.lab.home_timing import home_delays
 from daemon.lab.measure import cpu_s, memory_bandwidth_gbs, memory_mb, peak_rss_mb, reset_peak_rss, rss_mb
 from daemon.lab.reminder_timing import STATES as REMINDER_STATES
 from daemon.lab.reminder_timing import reminder_delays
@@ -256,6 +257,8 @@ def run_bench(config: Config, out: Path, quick: bool = False, say: Callable[[str
     ).barge_in_s
     report["reminder_due_to_sound_s"] = reminder_delays(engines, config, out / "reminders")
     say("reminders timed")
+    if config.homeassistant.url:  # the user's (or a test's) Home Assistant: spoken home commands, through the bridge
+        report["home_command_s"] = home_delays(engines, config, out / "home", say)
     report["memory_after_turns_mb"] = memory_mb()
     # NOTE: the peak was reset before the working-memory probes, so it counts the turns (and the harness's own
     # question audio and sequential runs) but not load's transient buffers, reported apart; the comparison
@@ -281,6 +284,24 @@ def run_bench(config: Config, out: Path, quick: bool = False, say: Callable[[str
     report["model_plus_350_mb"] = model / 1e6 + 350
     report["load_average"] = list(os.getloadavg())
     return report
+
+
+def _home_rows(report: dict[str, Any]) -> list[tuple[str, str]]:
+    """Spoken home commands, when the bench had a Home Assistant to send them to."""
+    home = report.get("home_command_s")
+    if home is None:
+        return []
+    return [
+        (
+            "home command: last word -> reply sounding, p50 / worst",
+            f"{home['last_word_to_reply_p50']:.2f} / {home['last_word_to_reply_max']:.2f} s  (target <= 1.2 s)",
+        ),
+        (
+            "  endpoint / transcript / Home Assistant / voice",
+            f"{home['endpoint_p50']:.2f} / {home['transcript_p50']:.2f} / {home['home_reply_p50']:.3f} / "
+            f"{home['voice_p50']:.2f} s",
+        ),
+    ]
 
 
 def table(report: dict[str, Any]) -> str:
@@ -353,6 +374,7 @@ def table(report: dict[str, Any]) -> str:
             " / ".join(f"{report['reminder_due_to_sound_s'][k] * 1000:.0f}" for k in REMINDER_STATES)
             + " ms  (target <= 200 ms)",
         ),
+        *_home_rows(report),
         ("STT real-time factor", f"{comp['stt_rtf']:.3f}"),
         ("end of speech -> final transcript", f"{report['stt_end_of_speech_to_final_s']:.2f} s"),
         ("TTS real-time factor / first chunk", f"{comp['tts_rtf']:.3f} / {comp['tts_first_chunk_s']:.2f} s"),

@@ -6,20 +6,22 @@ The headline of `talkbox bench`, its split, and the same turns projected onto a 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import math
 import statistics
 import time
-from collections.abc import Callable, Generator
+from collections.abc import AsyncIterator, Callable, Generator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
 
-from daemon.box.assembly import assembled
+from daemon.box.assembly import Assembly, assembled
 from daemon.box.audio import frames_of
 from daemon.box.rehearsal import sequential_first_audio, speak_question
+from daemon.channels.control_server import ControlServer
 from daemon.config import Config
 from daemon.events import (
     AnswerDropped,
@@ -31,11 +33,13 @@ from daemon.events import (
     EventBus,
     ListeningEnded,
     SentenceReady,
+    SkillCalled,
     SpeakingStarted,
     ThinkingStarted,
     TokenGenerated,
     TranscriptReady,
 )
+from daemon.home.client import CONNECTING
 from daemon.lab.measure import pct
 from daemon.ports import AUDIO_RATE_HZ, Engines
 from daemon.turn.keeper import TurnKeeper
@@ -54,6 +58,8 @@ Chosen among questions the dev profile's PocketSphinx hears intact in the box's 
 an answer to something else (often one line), which says nothing about the pipeline.
 """
 QUICK_QUESTIONS: Final = 3
+BRIDGE_WAIT_S: Final = 30.0
+"""Longest wait for the bridge to find a new control socket (it looks every 2 s) and reach Home Assistant."""
 
 
 @dataclass
@@ -82,6 +88,8 @@ class TurnTimes:
     early: str = "none"
     """The answer started early: "kept", "dropped" (then answered again after the decision), or "none"."""
     question_to_audio_s: float = math.nan
+    skill_reply_s: float = math.nan
+    """From the end of speech to a skill's reply (a home command: Home Assistant's words, through the bridge)."""
     """From the moment the box had the question (the early answer's start, else the decision) to the first sound."""
 
 
@@ -98,8 +106,18 @@ def last_word_s(mic: Path) -> float:
     return float(loud[-1] + 1) / AUDIO_RATE_HZ if len(loud) else 0.0
 
 
-def timed_turn(engines: Engines, config: Config, mic: Path, out: Path, interrupt_after_s: float = 0.0) -> TurnTimes:
-    """One spoken turn through the box's assembly in real time; its timings (and barge-in, if interrupted)."""
+def timed_turn(
+    engines: Engines,
+    config: Config,
+    mic: Path,
+    out: Path,
+    interrupt_after_s: float = 0.0,
+    control: Path | None = None,
+) -> TurnTimes:
+    """One spoken turn through the box's assembly in real time; its timings (and barge-in, if interrupted).
+
+    With `control`, the box's control socket listens there and the turn waits for a Home Assistant bridge first.
+    """
     times = TurnTimes()
     end = [0.0]
     at: dict[str, float] = {}
@@ -138,6 +156,8 @@ def timed_turn(engines: Engines, config: Config, mic: Path, out: Path, interrupt
                 times.early = "kept"
             case ThinkingStarted() if times.early in ("none", "dropped"):
                 at["started"] = now
+            case SkillCalled():
+                times.skill_reply_s = since_end
 
     bus = EventBus()
     bus.subscribe(note)
@@ -148,8 +168,10 @@ def timed_turn(engines: Engines, config: Config, mic: Path, out: Path, interrupt
 
     async def main() -> float:
         nonlocal keeper
-        async with assembled(timed, engines, sink, bus) as box:
+        async with assembled(timed, engines, sink, bus) as box, contextlib.AsyncExitStack() as linked:
             keeper = box.keeper
+            if control is not None and box.home is not None:
+                await linked.enter_async_context(bridged(box, control))
             await keeper.hear(frames_of(source, keeper.listener))
             return keeper.last_barge_in_s
 
@@ -170,6 +192,23 @@ def timed_turn(engines: Engines, config: Config, mic: Path, out: Path, interrupt
     if "sound" in at:
         times.question_to_audio_s = at["sound"] - (at["started"] if times.early == "kept" else at["decided"])
     return times
+
+
+@contextlib.asynccontextmanager
+async def bridged(box: Assembly, control: Path) -> AsyncIterator[None]:
+    """The box's control socket at `control`, once a Home Assistant bridge registered there and tried to reach it."""
+    assert box.home is not None and box.skills is not None
+    server = ControlServer(control, turns=box.keeper, status=box.skills.status, home=box.home)
+    await server.start()
+    try:
+        deadline = time.monotonic() + BRIDGE_WAIT_S
+        while not box.home.attached or box.home.state.reason == CONNECTING:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no Home Assistant bridge registered on {control} in {BRIDGE_WAIT_S:g} s")
+            await asyncio.sleep(0.02)
+        yield
+    finally:
+        await server.stop()
 
 
 class _Timed:

@@ -1,4 +1,5 @@
-"""First boot of a flashed card: grow the root file system, make the box unique, and allow SSH only with a key."""
+"""First boot of a flashed card: grow the root file system, make the box unique, allow SSH only with a key, and turn
+on the Home Assistant bridge when asked."""
 
 from __future__ import annotations
 
@@ -6,15 +7,19 @@ import argparse
 import hashlib
 import logging
 import os
+import re
 import socket
 import subprocess
 import sys
+import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+from urllib.parse import urlsplit
 
 from daemon import config as config_mod
+from daemon.durable import durable
 from daemon.service.statefile import atomic_write
 from daemon.ui.screens import Kind, Screen, render
 
@@ -29,6 +34,17 @@ READ_ONLY_FILE: Final = "read-only-root"
 read-only root with a RAM overlay."""
 OVERLAYROOT_CONF: Final = Path("/etc/overlayroot.local.conf")
 """overlayroot's own override file: read by its initramfs script at every boot, and kept by package upgrades."""
+HA_FILE: Final = "homeassistant.toml"
+"""A file on the boot partition (`url = "http://..."`, `token = "..."`) asking for the Home Assistant bridge."""
+HA_TOKEN_FILE: Final = Path("/etc/talkbox/homeassistant.token")
+"""[homeassistant] token_file's default, and the bridge unit's ConditionPathExists."""
+HA_GROUP: Final = "talkbox-ha"
+HA_UNIT: Final = "talkbox-homeassistant.service"
+CONFIG_FILE: Final = Path("/etc/talkbox/talkbox.toml")
+_HOME_URL: Final = re.compile(r"https?://[A-Za-z0-9._\-\[\]:]+/?")
+"""http(s), a host, maybe a port: no path, user or quote (the url is written into a TOML string as it is)."""
+_TOKEN: Final = re.compile(r"[\x21-\x7e]{16,1024}")
+"""One line, no spaces; Home Assistant's long-lived tokens are JWTs of about 180 characters."""
 
 
 @dataclass(frozen=True)
@@ -135,11 +151,113 @@ def protect_card(system: System) -> str:
     return "read-only root with a RAM overlay from the next boot"
 
 
+def home_assistant_settings(text: str) -> tuple[str, str]:
+    """The url and token of a homeassistant.toml; ValueError says what is wrong, never quoting the token."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ValueError(f"not TOML ({err})") from err
+    if unknown := sorted(set(doc) - {"url", "token"}):
+        raise ValueError(f"unknown key(s) {', '.join(unknown)}: it holds url and token only")
+    url, token = doc.get("url"), doc.get("token")
+    if not isinstance(url, str) or not _is_home_url(url):
+        raise ValueError('url must be http:// or https:// and a host, like "http://192.168.1.20:8123"')
+    if not isinstance(token, str) or not _TOKEN.fullmatch(token.strip()):
+        raise ValueError("token must be one line of 16 to 1024 characters without spaces (a long-lived access token)")
+    return url, token.strip()
+
+
+def _is_home_url(url: str) -> bool:
+    """http(s)://host[:port][/], the form [homeassistant] url takes."""
+    if _HOME_URL.fullmatch(url) is None:
+        return False
+    try:
+        parts = urlsplit(url)
+        return bool(parts.hostname) and parts.port != 0  # .port raises for a port that is not 0-65535
+    except ValueError:
+        return False
+
+
+def with_home_assistant_url(text: str, url: str) -> str:
+    """`text` (a talkbox.toml) with [homeassistant] url = `url`, every other line as it was.
+
+    Raises tomllib.TOMLDecodeError when `text` is not TOML, RuntimeError when the edit would not give that url.
+    """
+    tomllib.loads(text)  # a broken file is reported, not edited by guesswork
+    lines = text.splitlines()
+    setting = f'url = "{url}"'
+    header = next((i for i, ln in enumerate(lines) if re.fullmatch(r"\s*\[\s*homeassistant\s*\]\s*(#.*)?", ln)), None)
+    if header is None:
+        lines += [*([""] if lines and lines[-1].strip() else []), "[homeassistant]", setting]
+    else:
+        end = next((i for i in range(header + 1, len(lines)) if lines[i].lstrip().startswith("[")), len(lines))
+        old = next((i for i in range(header + 1, end) if re.match(r"\s*url\s*=", lines[i])), None)
+        if old is None:
+            lines.insert(header + 1, setting)
+        else:
+            lines[old] = setting
+    edited = "\n".join(lines) + "\n"
+    # NOTE: a section written some other way (dotted keys, an inline table, a multi-line value) fails here.
+    try:
+        done = tomllib.loads(edited).get("homeassistant", {}).get("url") == url
+    except tomllib.TOMLDecodeError:
+        done = False
+    if not done:
+        raise RuntimeError(f"could not set [homeassistant] url in {CONFIG_FILE}; set it by hand")
+    return edited
+
+
+def _must(system: System, argv: list[str]) -> None:
+    """Run `argv`; RuntimeError with its message if it fails."""
+    done = system.run(argv)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv[:2])} failed: {done.stderr.strip() or done.stdout.strip()}")
+
+
+def _erase(path: Path) -> None:
+    """Overwrite a file, then delete it: a deleted file's clusters on FAT stay readable until reused."""
+    size = path.stat().st_size
+    with path.open("r+b") as f:
+        f.write(b"\0" * size)
+        f.flush()
+        os.fsync(f.fileno())
+    path.unlink()
+    durable(path.parent)
+
+
+def home_assistant(system: System) -> str:
+    """Turn the Home Assistant bridge on when the boot partition holds homeassistant.toml, then delete the file."""
+    source = system.path(BOOT_DIR / HA_FILE)
+    if not source.exists():
+        return f"Home Assistant off (no {HA_FILE} on the boot partition)"
+    try:
+        url, token = home_assistant_settings(source.read_text(errors="replace"))
+    except ValueError as err:
+        return f"Home Assistant off: {HA_FILE} on the boot partition is not valid and was left there: {err}"
+    config_file = system.path(CONFIG_FILE)
+    try:
+        config_text = with_home_assistant_url(config_file.read_text() if config_file.exists() else "", url)
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise RuntimeError(f"{CONFIG_FILE} is not TOML ({err}); Home Assistant left off") from err
+    token_file = system.path(HA_TOKEN_FILE)
+    token_file.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(token_file, f"{token}\n".encode(), mode=0o640)  # root:root until the chown: never too open
+    _must(system, ["chown", f"root:{HA_GROUP}", str(token_file)])
+    mode = config_file.stat().st_mode & 0o777 if config_file.exists() else 0o644  # the daemon's user reads it
+    atomic_write(config_file, config_text.encode(), mode=mode)
+    _must(system, ["systemctl", "enable", HA_UNIT])
+    # --no-block: the bridge starts after talkbox.service, which waits for first boot to finish.
+    system.run(["systemctl", "start", "--no-block", HA_UNIT])
+    _erase(source)  # the token now lives only in /etc, readable by root and the bridge
+    return f"Home Assistant bridge on for {url}; {HA_FILE} deleted from the boot partition"
+
+
 STEPS: Final[tuple[tuple[str, Callable[[System], str]], ...]] = (
     ("Growing storage", grow_root),
     ("Making host keys", host_keys),
     ("Naming the box", set_name),
     ("Checking SSH", ssh_access),
+    ("Connecting Home Assistant", home_assistant),
     ("Protecting the card", protect_card),
 )
 

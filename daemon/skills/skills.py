@@ -40,6 +40,19 @@ class VolumeControl(Protocol):
     muted: bool
 
 
+class Home(Protocol):
+    """The user's Home Assistant, reached through its bridge (daemon/home/link.py), for commands the box cannot do."""
+
+    def recognise(self, text: str) -> SkillCall | None:
+        """The home command `text` is (skill "home"), or None."""
+
+    async def ask(self, text: str) -> str:
+        """What Home Assistant says to `text`, or why it could not be asked."""
+
+    def status(self) -> dict[str, object]:
+        """Whether it is reached."""
+
+
 @dataclass(frozen=True)
 class Reply:
     """What a skill says, and whether the turn should then stop quietly."""
@@ -64,10 +77,16 @@ class Skills:
         self.reminders = Reminders(boot)
         self._waiting: tuple[SkillCall, float] | None = None
         """A misheard request waiting for the user's yes, and when it was asked about (boot clock)."""
+        self.home: Home | None = None
+        """Home Assistant, when the box is linked to one: home commands the skills leave go there."""
 
     def route(self, text: str) -> SkillCall | None:
         """The skill a sentence template says `text` asks for, or None (a question for the language model)."""
         call = intents.match(text)
+        if self.home is not None and (call is None or call.read_as or call.skill == "offline"):
+            # NOTE: the box's own skills win, but not a loose reading of a sentence that names a light as heard,
+            # nor "I can't know that offline" for what the home knows (its weather).
+            call = self.home.recognise(text) or call
         if call is not None and call.skill in ANSWERS and self.waiting() is None:
             return None  # a yes or a no with nothing asked about is the conversation's (the model's)
         return call
@@ -250,7 +269,7 @@ class Skills:
             "timers": ", ".join(f"{t.label} {say_length(t.left_s(now))} left" for t in self.reminders.timers()),
             "alarms": ", ".join(f"{r.label} {say_days(r.days)}".strip() for r in self.reminders.alarms()),
             "volume": 0 if self.volume.muted else self.volume.level,
-        }
+        } | ({"homeassistant": self.home.status()} if self.home is not None else {})
 
     def settings(self) -> dict[str, str | int | float | bool]:
         """What the state file keeps: the volume and a clock the user set."""

@@ -293,9 +293,12 @@ class Turn:
             by = "tool-call"
         if call is None:
             return None, None
-        reply = p.skills.run(call, last_answer=p.last_answer, forget=p.engines.memory.forget)
-        p.emit(SkillCalled(turn=self.number, skill=call.skill, args=dict(call.args), by=by, reply=reply.text))
-        return call, reply.text
+        if call.skill == "home" and p.skills.home is not None:
+            by, reply = "homeassistant", await p.skills.home.ask(question)
+        else:
+            reply = p.skills.run(call, last_answer=p.last_answer, forget=p.engines.memory.forget).text
+        p.emit(SkillCalled(turn=self.number, skill=call.skill, args=dict(call.args), by=by, reply=reply))
+        return call, reply
 
     async def _start_early(self, u: Utterance) -> None:
         """Answer the words heard up to this pause, silently, unless a skill would act on them."""

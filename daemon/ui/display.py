@@ -20,6 +20,7 @@ from daemon.events import (
     BoxReady,
     Event,
     Fault,
+    HomeAssistantChanged,
     ListeningStarted,
     Notice,
     PartialTranscript,
@@ -82,6 +83,7 @@ class DisplayController:
         self._typed_from = ""
         self._last_activity = clock()
         self._timers: tuple[tuple[str, float], ...] = ()  # (label, when it ends on this clock)
+        self._home = ""  # the idle screen's mark for Home Assistant: "HA" reached, "HA?" not, "" no bridge
         self._last_image: bytes = b""
         self._dimmed = self._blanked = False
         self._dirty = True
@@ -157,6 +159,10 @@ class DisplayController:
                 self._base = Screen(Kind.NOTICE, title="Time's up!", text=label)
             case Notice(text=text):
                 self._show_overlay(Screen(Kind.NOTICE, text=text), now)
+            case HomeAssistantChanged(connected=connected, reason=reason, bridge=bridge):
+                self._home = "HA" if connected else ("HA?" if bridge else "")
+                said = "Connected." if connected else f"Not connected: {reason}"
+                self._show_overlay(Screen(Kind.NOTICE, title="Home Assistant", text=said), now)
             case ShuttingDown(reason=reason):
                 self._base, self._overlay = Screen(Kind.SHUTDOWN, text=reason or "Shutting down..."), None
             case _:
@@ -174,6 +180,8 @@ class DisplayController:
             return self._overlay
         screen = self._base
         tick = int(now / ANIMATION_S)
+        if screen.kind is Kind.READY and self._home:
+            screen = dataclasses.replace(screen, corner=self._home)
         if screen.kind is Kind.READY and (running := [(n, end) for n, end in self._timers if end > now]):
             # NOTE: the idle screen counts the two soonest timers down, one per line, instead of its hint.
             shown = [f"{name} {_clock_face(end - now)}" for name, end in running[:2]]

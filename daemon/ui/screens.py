@@ -53,6 +53,8 @@ class Screen:
     """0..1: how far through `text` the speaker is (speaking screen)."""
     tick: int = 0
     """Animation frame counter."""
+    corner: str = ""
+    """A short mark at the idle screen's top right ("HA": Home Assistant is reached)."""
 
 
 def wrap(text: str, width_px: int) -> list[str]:
@@ -102,6 +104,8 @@ def render(screen: Screen, width: int = 128, height: int = 64, offset: tuple[int
         dx, dy = offset
         lines = [screen.text, *wrap(screen.detail, width - 4)][:rows]
         draw.text((2 + dx, 2 + dy), "Ready", font=font(), fill=1)
+        if screen.corner:
+            draw.text((width - 4 - CHAR_W * len(screen.corner) + dx, 2 + dy), screen.corner, font=font(), fill=1)
         for i, line in enumerate(lines):
             draw.text((2 + dx, top + 2 + dy + i * LINE_H), line, font=font(), fill=1)
     elif kind is Kind.LISTENING:

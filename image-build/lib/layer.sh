@@ -15,6 +15,8 @@ need_root; ensure_binfmt
 step "adding the talkbox layer (profile $profile)"
 cp -a "$here/rootfs/." "$root/"
 install -D -m 644 "$repo/systemd/talkbox.service" "$root/etc/systemd/system/talkbox.service"
+# Installed, not enabled: first boot enables the bridge only when the boot partition holds homeassistant.toml.
+install -D -m 644 "$repo/systemd/talkbox-homeassistant.service" "$root/etc/systemd/system/talkbox-homeassistant.service"
 install -D -m 644 "$repo/systemd/talkbox.sysusers" "$root/usr/lib/sysusers.d/talkbox.conf"
 install -D -m 644 "$repo/systemd/talkbox.tmpfiles" "$root/usr/lib/tmpfiles.d/talkbox.conf"
 install -D -m 644 "$repo/README.md" "$root/opt/talkbox/README.md"

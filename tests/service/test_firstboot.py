@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import subprocess
 from pathlib import Path
 
@@ -11,6 +12,8 @@ from daemon.service import firstboot
 from daemon.service.firstboot import MARKER, System
 from daemon.ui.screens import Screen
 
+TOKEN = "eyJhbGciOiJIUzI1NiJ9.eyJpc3MiOiJ0YWxrYm94In0.c2lnbmF0dXJlLW9mLXRoZS10b2tlbg"
+CONFIG = '# talkbox settings\n[models]\nprofile = "pi4"\ndir = "/var/lib/talkbox/models"\n'
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJ0bGn1ZrFmN1YwYqzJX9fK0Q0mXo9mY3n7t1z0wQx1 user@laptop"
 
 
@@ -57,8 +60,9 @@ def test_first_boot_makes_the_box_unique_and_keeps_ssh_off(tree: Path) -> None:
     assert ["systemctl", "disable", "--now", "ssh.service"] in runner.calls
     assert not (tree / "root/.ssh/authorized_keys").exists()
     assert (tree / str(MARKER).lstrip("/")).exists()
-    assert [s.progress for s in shown] == [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+    assert [s.progress for s in shown] == [i / 6 for i in range(6)] + [1.0]
     assert not (tree / "etc/overlayroot.local.conf").exists(), "the root stays writable unless asked"
+    assert not any("talkbox-homeassistant.service" in call for call in runner.calls), "the bridge stays off"
 
 
 def test_a_key_on_the_boot_partition_turns_ssh_on_for_that_key_only(tree: Path) -> None:
@@ -112,3 +116,99 @@ def test_a_read_only_root_without_overlayroot_is_a_failed_step_not_a_silent_one(
     assert firstboot.run(System(tree, Recorder()), shown.append) == 1
     assert any(s.kind == "error" and "Protecting the card" in s.text for s in shown)
     assert not (tree / "etc/overlayroot.local.conf").exists()
+
+
+def home_assistant(tree: Path, text: str, runner: Recorder, caplog: pytest.LogCaptureFixture) -> int:
+    """Run first boot with `text` as the boot partition's homeassistant.toml and the image's talkbox.toml."""
+    (tree / "etc/talkbox").mkdir(parents=True, exist_ok=True)
+    if not (tree / "etc/talkbox/talkbox.toml").exists():
+        (tree / "etc/talkbox/talkbox.toml").write_text(CONFIG)
+    (tree / "etc/talkbox/talkbox.toml").chmod(0o644)
+    (tree / "boot/firmware/homeassistant.toml").write_text(text)
+    with caplog.at_level(logging.INFO, logger="daemon.service.firstboot"):
+        return firstboot.run(System(tree, runner), lambda screen: None)
+
+
+def test_home_assistant_stays_off_without_a_file(tree: Path, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO, logger="daemon.service.firstboot"):
+        firstboot.run(System(tree, Recorder()), lambda screen: None)
+    assert "Home Assistant off (no homeassistant.toml on the boot partition)" in caplog.text
+    assert not (tree / "etc/talkbox/homeassistant.token").exists()
+
+
+def test_a_home_assistant_file_turns_the_bridge_on_and_is_deleted(tree: Path, caplog: pytest.LogCaptureFixture) -> None:
+    runner = Recorder()
+    text = f'url = "http://192.168.1.20:8123"\ntoken = "{TOKEN}"\n'
+    assert home_assistant(tree, text, runner, caplog) == 0
+    token = tree / "etc/talkbox/homeassistant.token"
+    assert token.read_text() == TOKEN + "\n"
+    assert oct(token.stat().st_mode & 0o777) == "0o640"
+    assert ["chown", "root:talkbox-ha", str(token)] in runner.calls
+    config = (tree / "etc/talkbox/talkbox.toml").read_text()
+    assert config.startswith(CONFIG), "the rest of the settings stay as they were"
+    assert config.endswith('\n[homeassistant]\nurl = "http://192.168.1.20:8123"\n')
+    assert oct((tree / "etc/talkbox/talkbox.toml").stat().st_mode & 0o777) == "0o644"
+    assert runner.calls.index(["systemctl", "enable", "talkbox-homeassistant.service"]) > runner.calls.index(
+        ["chown", "root:talkbox-ha", str(token)]
+    )
+    assert ["systemctl", "start", "--no-block", "talkbox-homeassistant.service"] in runner.calls
+    assert not (tree / "boot/firmware/homeassistant.toml").exists(), "a token must not stay on the FAT partition"
+    assert "Home Assistant bridge on for http://192.168.1.20:8123" in caplog.text
+    assert TOKEN not in caplog.text
+
+
+def test_an_existing_home_assistant_section_keeps_its_other_settings(
+    tree: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tree / "etc/talkbox").mkdir(parents=True)
+    (tree / "etc/talkbox/talkbox.toml").write_text(
+        CONFIG + '[homeassistant]  # mine\nlanguage = "de"\nurl = "http://old:8123"\n\n[display]\ndriver = "none"\n'
+    )
+    text = f'url = "https://ha.example.lan:8123/"\ntoken = " {TOKEN}\\n"\n'  # padding, as copied from a browser
+    assert home_assistant(tree, text, Recorder(), caplog) == 0
+    assert (tree / "etc/talkbox/talkbox.toml").read_text() == CONFIG + (
+        '[homeassistant]  # mine\nlanguage = "de"\nurl = "https://ha.example.lan:8123/"\n\n[display]\ndriver = "none"\n'
+    )
+    assert (tree / "etc/talkbox/homeassistant.token").read_text() == TOKEN + "\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        (f'url = "ftp://192.168.1.20"\ntoken = "{TOKEN}"\n', "url must be"),
+        (f'url = "http://192.168.1.20:8123/lovelace"\ntoken = "{TOKEN}"\n', "url must be"),
+        (f'url = "http://:8123"\ntoken = "{TOKEN}"\n', "url must be"),
+        (f'token = "{TOKEN}"\n', "url must be"),
+        ('url = "http://192.168.1.20:8123"\n', "token must be"),
+        ('url = "http://192.168.1.20:8123"\ntoken = "short"\n', "token must be"),
+        (f'url = "http://192.168.1.20:8123"\ntoken = "{TOKEN} {TOKEN}"\n', "token must be"),
+        (f'url = "http://192.168.1.20:8123"\ntoken = """{TOKEN}\n{TOKEN}"""\n', "token must be"),
+        (f'url = "http://192.168.1.20:8123"\ntokn = "{TOKEN}"\n', "unknown key(s) tokn"),
+        (f"http://192.168.1.20:8123\n{TOKEN}\n", "not TOML"),
+    ],
+)
+def test_a_bad_home_assistant_file_is_reported_and_left_alone(
+    tree: Path, caplog: pytest.LogCaptureFixture, text: str, why: str
+) -> None:
+    runner = Recorder()
+    assert home_assistant(tree, text, runner, caplog) == 0, "the user's mistake is not a failed first boot"
+    assert (tree / "boot/firmware/homeassistant.toml").read_text() == text
+    assert not (tree / "etc/talkbox/homeassistant.token").exists()
+    assert (tree / "etc/talkbox/talkbox.toml").read_text() == CONFIG
+    assert not any("talkbox-homeassistant.service" in call for call in runner.calls)
+    assert "homeassistant.toml on the boot partition is not valid" in caplog.text and why in caplog.text
+    assert TOKEN not in caplog.text
+
+
+def test_a_broken_talkbox_toml_fails_the_step_before_anything_is_written(
+    tree: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tree / "etc/talkbox").mkdir(parents=True)
+    (tree / "etc/talkbox/talkbox.toml").write_text("[models\n")
+    runner = Recorder()
+    text = f'url = "http://192.168.1.20:8123"\ntoken = "{TOKEN}"\n'
+    assert home_assistant(tree, text, runner, caplog) == 1
+    assert "Connecting Home Assistant failed" in caplog.text
+    assert not (tree / "etc/talkbox/homeassistant.token").exists()
+    assert (tree / "boot/firmware/homeassistant.toml").exists()
+    assert not any("talkbox-homeassistant.service" in call for call in runner.calls)

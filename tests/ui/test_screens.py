@@ -20,6 +20,7 @@ from daemon.events import (
     BoxReady,
     Event,
     Fault,
+    HomeAssistantChanged,
     ListeningStarted,
     Notice,
     Outcome,
@@ -35,6 +36,7 @@ from daemon.events import (
     TurnStarted,
 )
 from daemon.ui.display import DisplayController
+from daemon.ui.screens import Kind
 from hardware.oled import OledDisplay
 
 REFERENCE = Path(__file__).parent / "reference"
@@ -103,6 +105,17 @@ SCENES: dict[str, tuple[list[Event], float]] = {
         0.0,
     ),
     "shutdown": ([ShuttingDown(reason="Shutting down. Wait for the light to go out.")], 0.0),
+    "homeassistant-down": (
+        [
+            BoxReady(wake_phrase="Hey Jarvis"),
+            HomeAssistantChanged(connected=False, reason="nothing answers at 192.168.1.20:8123; is it running?"),
+        ],
+        0.0,
+    ),
+    "ready-homeassistant": (
+        [BoxReady(wake_phrase="Hey Jarvis"), HomeAssistantChanged(connected=True, reason="")],
+        60.0,  # the notice has gone: the idle screen's corner says Home Assistant is reached
+    ),
 }
 
 
@@ -219,6 +232,21 @@ def test_the_drawing_thread_sleeps_when_nothing_changes() -> None:
     time.sleep(1.0)
     c.stop()
     assert display.frames - idle_frames <= 8 + 2  # bounded by max_fps, not by the event rate
+
+
+def test_the_idle_screen_marks_home_assistant_reached_lost_or_off() -> None:
+    clock = Clock()
+    c, _ = controller(clock)
+    c.on_event(BoxReady(wake_phrase="Hey Jarvis"))
+    assert c.current().corner == ""  # no bridge: nothing about Home Assistant at all
+    for connected, bridge, corner in ((True, True, "HA"), (False, True, "HA?"), (False, False, "")):
+        c.on_event(HomeAssistantChanged(connected=connected, reason="" if connected else "down", bridge=bridge))
+        assert (c.current().title, c.current().text) == (
+            "Home Assistant",
+            "Connected." if connected else "Not connected: down",
+        )
+        clock.now += 60
+        assert c.current().kind is Kind.READY and c.current().corner == corner
 
 
 def test_the_idle_screen_counts_timers_down_and_shows_which_one_rings() -> None:
