@@ -15,7 +15,7 @@ from pathlib import Path
 
 from daemon.config import Config
 from daemon.events import EventBus
-from daemon.home.link import HomeLink
+from daemon.home.link import BoxSide, HomeLink
 from daemon.ports import AudioSink, Engines
 from daemon.service.journal import TurnJournal
 from daemon.service.statefile import StateStore, TurnSaver
@@ -109,6 +109,9 @@ async def assembled(
             if len(skills.reminders):
                 alarm_clock.changed()  # the display counts down what was restored
         home = skills.home if skills is not None and isinstance(skills.home, HomeLink) else None
+        if home is not None and skills is not None:
+            home.box = _box_side(keeper, skills, saver)
+            bus.subscribe(home.on_event)
         yield Assembly(keeper, skills, saver, sink, home)
 
 
@@ -117,6 +120,20 @@ async def _stop(task: asyncio.Future[None]) -> None:
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await task
+
+
+def _box_side(keeper: TurnKeeper, skills: Skills, saver: TurnSaver | None) -> BoxSide:
+    """What Home Assistant may do to the box: announce through the keeper, read and set the volume."""
+
+    def change(muted: bool | None, volume: int | None) -> None:
+        if muted is not None:
+            skills.volume.muted = muted
+        if volume is not None:
+            skills.volume.level = volume
+        if saver is not None:
+            saver.save()  # NOTE: kept across restarts as a spoken change is
+
+    return BoxSide(keeper.announce, lambda: (skills.volume.muted, skills.volume.level), change)
 
 
 def _nothing() -> None:

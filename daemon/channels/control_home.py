@@ -10,6 +10,7 @@ the socket's request limit, the last with `"more": false`.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Final
@@ -22,6 +23,8 @@ _LOGGER = logging.getLogger(__name__)
 
 MAX_TEXT_CHARS: Final = 300
 """Longest reason or version taken from the bridge."""
+MAX_ANNOUNCEMENT_CHARS: Final = 1000
+"""Longest announcement said (about a minute of speech)."""
 
 
 def home_state(request: dict[str, object]) -> HomeState:
@@ -45,6 +48,8 @@ async def serve_bridge(
     state = home_state(first)
     link.attach(send, None, state)
     await answer({"type": "ok", "cmd": "home"})
+    await answer({"type": "home-settings", **link.settings()})
+    announcing: set[asyncio.Future[None]] = set()
     names: dict[str, list[object]] = {"entities": [], "areas": [], "floors": []}
     refused = False
     try:
@@ -70,14 +75,50 @@ async def serve_bridge(
                     if done:
                         whole, names = names, {"entities": [], "areas": [], "floors": []}
                         link.update(_checked(whole), state)
+                elif cmd == "home-announce":
+                    request_id, text, chime = _announcement(request)
+                    saying = asyncio.ensure_future(_announce(link, request_id, text, chime, answer))
+                    announcing.add(saying)
+                    saying.add_done_callback(announcing.discard)
+                elif cmd == "home-set":
+                    link.change(*_settings(request))
                 else:
-                    raise TalkboxError(
-                        "control-bad-request", f"the bridge sends home, home-names or home-reply, not {cmd!r}"
-                    )
+                    raise TalkboxError("control-bad-request", f"the bridge sends no {cmd!r}")
             except TalkboxError as err:
                 await answer({"type": "error", "code": err.code, "message": err.message})
     finally:
         link.detach(send)
+        for unsaid in announcing:
+            unsaid.cancel()
+
+
+async def _announce(
+    link: HomeLink, request_id: int, text: str, chime: bool, answer: Callable[[dict[str, object]], Awaitable[None]]
+) -> None:
+    """Say an announcement, then tell the bridge it was (or was not) heard to the end."""
+    spoken = await link.announce(text, chime)
+    await answer({"type": "home-announced", "id": request_id, "spoken": spoken})
+
+
+def _announcement(request: dict[str, object]) -> tuple[int, str, bool]:
+    request_id, text, chime = request.get("id"), request.get("text"), request.get("chime", False)
+    if not isinstance(request_id, int) or not isinstance(text, str) or not isinstance(chime, bool):
+        raise TalkboxError(
+            "control-bad-request", 'home-announce needs an integer "id", a "text" and "chime" true/false'
+        )
+    said = " ".join(text.split())[:MAX_ANNOUNCEMENT_CHARS]
+    if not said:
+        raise TalkboxError("control-bad-request", "an announcement needs words to say")
+    return request_id, said, chime
+
+
+def _settings(request: dict[str, object]) -> tuple[bool | None, int | None]:
+    muted, volume = request.get("muted"), request.get("volume")
+    if muted is not None and not isinstance(muted, bool):
+        raise TalkboxError("control-bad-request", '"muted" is true or false')
+    if volume is not None and (not isinstance(volume, int) or isinstance(volume, bool) or not 0 <= volume <= 100):
+        raise TalkboxError("control-bad-request", '"volume" is a whole number from 0 to 100')
+    return muted, volume
 
 
 def _gather(names: dict[str, list[object]], request: dict[str, object]) -> bool:

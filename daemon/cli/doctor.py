@@ -218,6 +218,30 @@ def _state(cfg: Config) -> Check:
     return Check("state", True, f"{directory} writable, {free / 1e9:.1f} GB free")
 
 
+def homeassistant_link(cfg: Config, socket: Path | None = None) -> Check:
+    """The opt-in link: the token readable, and what the running box's bridge says (doctor opens no connection)."""
+    from daemon.channels.control_client import connect_if_running
+    from daemon.cli.homeassistant import bridge_socket, read_token
+
+    if not cfg.homeassistant.url:
+        return Check("homeassist", True, "off (no [homeassistant] url)", required=False)
+    fix = "talkbox homeassistant check; systemctl status talkbox-homeassistant"
+    try:
+        read_token(cfg.homeassistant)
+        client = connect_if_running(bridge_socket(socket))
+    except TalkboxError as err:
+        return Check("homeassist", False, err.message, fix, required=False)
+    home = client.status().get("homeassistant") if client is not None else None
+    if not isinstance(home, dict):
+        return Check("homeassist", False, "the box is not running: no link to check", fix, required=False)
+    if not home.get("bridge"):
+        return Check("homeassist", False, "the bridge is not running", fix, required=False)
+    if not home.get("connected"):
+        return Check("homeassist", False, f"not reached: {home.get('reason')}", fix, required=False)
+    detail = f"Home Assistant {home.get('version')} at {cfg.homeassistant.url}, {home.get('names')} names"
+    return Check("homeassist", True, detail, required=False)
+
+
 def _resources(cfg: Config) -> list[Check]:
     free = shutil.disk_usage(_existing(Path(cfg.models.dir).expanduser())).free
     checks = [
@@ -264,6 +288,7 @@ def run_checks(cfg: Config) -> list[Check]:
         lambda: _button(cfg),
         lambda: _serial(cfg),
         lambda: _clock(cfg),
+        lambda: homeassistant_link(cfg),
         _cpu,
         _service,
         _root,

@@ -7,7 +7,10 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import signal
+import socket
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from daemon.channels.control_client import SYSTEM_SOCKET, connect_if_running, default_socket_path
@@ -59,6 +62,7 @@ def homeassistant_run(cfg: Config, args: argparse.Namespace) -> int:
 
     ha = cfg.homeassistant
     token = read_token(ha)
+    key = read_key(ha) if ha.satellite else None
     notifier = Notifier()
     bridge = Bridge(
         ha.url, token, bridge_socket(args.socket), language=ha.language, timeout_s=ha.timeout_s,
@@ -66,6 +70,12 @@ def homeassistant_run(cfg: Config, args: argparse.Namespace) -> int:
     )  # fmt: skip
 
     async def main() -> None:
+        async with contextlib.AsyncExitStack() as satellite:
+            if ha.satellite:
+                await satellite.enter_async_context(_satellite(ha, key, bridge))
+            await _bridged()
+
+    async def _bridged() -> None:
         running = asyncio.ensure_future(bridge.run())
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -78,6 +88,54 @@ def homeassistant_run(cfg: Config, args: argparse.Namespace) -> int:
 
     asyncio.run(main())
     return EXIT_OK
+
+
+def read_key(cfg: HomeAssistantConfig) -> bytes | None:
+    """The satellite's encryption key, or None where plaintext is allowed and no key is given; ConfigError else."""
+    from daemon.home.esphome_frames import decode_key
+
+    path = Path(cfg.encryption_key_file)
+    try:
+        return decode_key(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        if cfg.allow_plaintext:
+            return None
+        raise ConfigError(
+            "satellite-key-missing",
+            f"no encryption key in {path}: write one (e.g. `head -c 32 /dev/urandom | base64`) and give Home "
+            "Assistant the same key when it adds the box, or set [homeassistant] allow_plaintext",
+        ) from None
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise ConfigError(
+            "satellite-bad-key", f"{path}: not an ESPHome encryption key (base64 of 32 bytes): {err}"
+        ) from err
+
+
+def satellite_name() -> str:
+    """The box's host name as ESPHome names a device: lower case, digits and inner hyphens, at most 31."""
+    name = re.sub(r"[^a-z0-9-]+", "-", socket.gethostname().split(".")[0].lower()).strip("-")[:31].strip("-")
+    return name or "talkbox"
+
+
+@contextlib.asynccontextmanager
+async def _satellite(ha: HomeAssistantConfig, key: bytes | None, bridge: Bridge) -> AsyncIterator[None]:
+    """The box as Home Assistant's voice satellite (ESPHome API on `satellite_port`), advertised on the network."""
+    from daemon.home.advertise import Advertisement
+    from daemon.home.satellite import Satellite, machine_mac
+
+    name, mac = satellite_name(), machine_mac()
+    satellite = Satellite(
+        bridge, name=name, port=ha.satellite_port, key=key, allow_plaintext=ha.allow_plaintext, mac=mac
+    )
+    bridge.on_settings = satellite.settings_changed
+    await satellite.start()
+    advertisement = Advertisement(name=name, port=satellite.port, mac=mac, encrypted=key is not None)
+    await advertisement.start()
+    try:
+        yield
+    finally:
+        await advertisement.stop()
+        await satellite.stop()
 
 
 def homeassistant_check(cfg: Config, args: argparse.Namespace) -> int:

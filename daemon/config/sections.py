@@ -263,6 +263,14 @@ class HomeAssistantConfig:
     """The language Home Assistant reads the commands in."""
     timeout_s: Annotated[float, Field(ge=1.0, le=30.0)] = 5.0
     """Longest wait for Home Assistant's reply to one command, seconds."""
+    satellite: bool = False
+    """Also be a voice satellite Home Assistant adds over the ESPHome API: its announcements said, volume and mute."""
+    satellite_port: Annotated[int, Field(ge=1, le=65535)] = 6053
+    """The ESPHome API's port (Home Assistant connects to it)."""
+    encryption_key_file: Named = "/etc/talkbox/homeassistant.key"
+    """The ESPHome API's encryption key (base64 of 32 bytes, as ESPHome's api: encryption: key:), one line."""
+    allow_plaintext: bool = False
+    """Let Home Assistant connect to the satellite without encryption when there is no key (not recommended)."""
 
 
 @validated()

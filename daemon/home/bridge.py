@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import logging
 from collections.abc import Callable
@@ -27,6 +28,8 @@ NAMES_PART_BYTES: Final = 6000
 """Each names line stays under the control socket's 8 kB request limit."""
 REFRESH_AFTER_S: Final = 2.0
 """A burst of registry changes (a device added with its entities) is read once, this long after the last."""
+ANNOUNCE_WAIT_S: Final = 300.0
+"""Longest an announcement may take to be said: after the user's own turn, and heard out."""
 REGISTRY_EVENTS: Final = ("entity_registry_updated", "area_registry_updated", "floor_registry_updated")
 
 
@@ -54,6 +57,12 @@ class Bridge:
         self._refresh: asyncio.TimerHandle | None = None
         self.registered = asyncio.Event()
         """Set while the daemon has taken the bridge's registration."""
+        self.muted, self.volume = False, 100
+        """The box's own settings, as the daemon last told them."""
+        self.on_settings: Callable[[bool, int], None] = lambda muted, volume: None
+        """Told when the box's mute or volume changed (the satellite shows them to Home Assistant)."""
+        self._announcing: dict[int, asyncio.Future[bool]] = {}
+        self._announcement_ids = itertools.count(1)
 
     async def run(self) -> None:
         """Keep both connections up until cancelled."""
@@ -73,6 +82,9 @@ class Bridge:
                 finally:
                     self._writer = None
                     self.registered.clear()
+                    for said in self._announcing.values():
+                        if not said.done():
+                            said.set_result(False)
                     writer.close()
                 await asyncio.sleep(DAEMON_RETRY_S)
         finally:
@@ -101,9 +113,16 @@ class Bridge:
         _LOGGER.info("registered with the talkbox daemon on %s", self._socket)
         while line := await reader.readline():
             message = json.loads(line)
-            if message.get("type") == "home-command" and isinstance(message.get("id"), int):
+            kind = message.get("type")
+            if kind == "home-command" and isinstance(message.get("id"), int):
                 self._spawn(self._command(message["id"], str(message.get("text", ""))))
-            elif message.get("type") == "error":
+            elif kind == "home-settings":
+                self.muted, self.volume = bool(message.get("muted")), int(message.get("volume", 100))
+                self.on_settings(self.muted, self.volume)
+            elif kind == "home-announced" and (said := self._announcing.get(message.get("id"))) is not None:
+                if not said.done():
+                    said.set_result(message.get("spoken") is True)
+            elif kind == "error":
                 _LOGGER.warning("the daemon says: %s", message.get("message"))
 
     async def _command(self, request: int, text: str) -> None:
@@ -147,6 +166,37 @@ class Bridge:
                 size += cost
         for i, part in enumerate(parts):
             await self._tell({"cmd": "home-names", **part, "more": i < len(parts) - 1})
+
+    # -- what the satellite asks of the box (SatelliteBox) ----------------------------------------------------
+
+    async def announce(self, text: str, preannounce: bool) -> bool:
+        """Have the box say `text` (after a chime if `preannounce`); True once it was heard to the end."""
+        if self._writer is None:
+            return False
+        request = next(self._announcement_ids)
+        said: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._announcing[request] = said
+        try:
+            await self._tell({"cmd": "home-announce", "id": request, "text": text, "chime": preannounce})
+            return await asyncio.wait_for(said, ANNOUNCE_WAIT_S)
+        except TimeoutError:
+            return False
+        finally:
+            self._announcing.pop(request, None)
+
+    async def set_muted(self, muted: bool) -> None:
+        """Mute or unmute the box."""
+        self.muted = muted  # NOTE: at once, so what Home Assistant is shown next is what it asked for
+        await self._tell({"cmd": "home-set", "muted": muted})
+
+    async def set_volume(self, level: int) -> None:
+        """Set the box's volume, 0..100."""
+        self.volume = max(0, min(100, level))
+        await self._tell({"cmd": "home-set", "volume": self.volume})
+
+    def settings(self) -> tuple[bool, int]:
+        """(muted, volume) as the daemon last told them."""
+        return self.muted, self.volume
 
     # -- Home Assistant's side -------------------------------------------------------------------------------
 

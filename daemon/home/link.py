@@ -7,6 +7,7 @@ connection. Without a bridge nothing is recognised as a home command and the box
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import itertools
 import logging
@@ -14,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Final
 
-from daemon.events import Event, HomeAssistantChanged
+from daemon.events import Event, HomeAssistantChanged, SkillCalled
 from daemon.home.client import CONNECTING, seconds
 from daemon.home.commands import HomeCommands
 from daemon.home.names import HomeNames
@@ -26,8 +27,22 @@ MARGIN_S: Final = 1.0
 """The daemon waits this much longer than the bridge waits for Home Assistant, so the bridge's reason comes first."""
 MAX_SPEECH_CHARS: Final = 600
 """Home Assistant's reply is cut to this before it is spoken (a template gone wrong can say a page)."""
+ANNOUNCE_WAIT_S: Final = 300.0
+"""Longest an announcement waits for its end: to be said (after the user's own turn) and heard out."""
 
 Send = Callable[[dict[str, object]], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class BoxSide:
+    """What Home Assistant may do to the box itself, through the bridge: announce, read and set the volume."""
+
+    announce: Callable[[str, bool], concurrent.futures.Future[bool]]
+    """Say a text once (after a chime if asked); the future: heard to the end."""
+    settings: Callable[[], tuple[bool, int]]
+    """(muted, volume 0..100) now."""
+    change: Callable[[bool | None, int | None], None]
+    """Mute or unmute, set the volume (None: leave it), and keep it as a spoken change is kept."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +68,8 @@ class HomeLink:
         self._pending: dict[int, asyncio.Future[dict[str, object]]] = {}
         self._ids = itertools.count(1)
         self._changed = asyncio.Event()
+        self.box: BoxSide | None = None
+        """Set by the assembly: the box's side of announcements and settings."""
         self.state = HomeState(False, "the Home Assistant bridge is not running")
 
     @property
@@ -122,6 +139,36 @@ class HomeLink:
         finally:
             self._pending.pop(request, None)
         return _speech(reply)
+
+    async def announce(self, text: str, chime: bool) -> bool:
+        """Say Home Assistant's announcement; True once it was heard to the end."""
+        if self.box is None:
+            return False
+        with contextlib.suppress(TimeoutError):
+            return await asyncio.wait_for(asyncio.wrap_future(self.box.announce(text, chime)), ANNOUNCE_WAIT_S)
+        return False
+
+    def settings(self) -> dict[str, object]:
+        """The box's settings Home Assistant shows: muted, volume."""
+        muted, volume = self.box.settings() if self.box is not None else (False, 100)
+        return {"muted": muted, "volume": volume}
+
+    def change(self, muted: bool | None, volume: int | None) -> None:
+        """Home Assistant set the box's mute or volume."""
+        if self.box is not None:
+            self.box.change(muted, volume)
+            self._tell_settings()
+
+    def on_event(self, event: Event) -> None:
+        """A spoken change of the volume is told to the bridge (Home Assistant shows it)."""
+        if isinstance(event, SkillCalled) and event.skill == "volume":
+            self._tell_settings()
+
+    def _tell_settings(self) -> None:
+        send = self._send
+        if send is not None:
+            task = asyncio.ensure_future(send({"type": "home-settings", **self.settings()}))
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())  # a bridge gone is no error here
 
     def status(self) -> dict[str, object]:
         """For /status: attached, connected, why not."""

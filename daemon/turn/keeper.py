@@ -162,6 +162,9 @@ class TurnKeeper:
             )
         if self.state is State.LISTENING:
             self._cancel_listening()
+        for due in self._due:
+            if due.done is not None:
+                due.done(False)  # an announcement not made: its sender hears so
         self._due.clear()  # already marked rung: they are not rung again at the next start
         await self._finish_turns()
         self.listener.close()
@@ -368,15 +371,33 @@ class TurnKeeper:
             self.barge_in(BargeSource.REMINDER)  # a timer is on time: the answer can be asked for again
         self._next_waiting()
 
+    def announce(self, text: str, chime: bool) -> concurrent.futures.Future[bool]:
+        """Say `text` once (after a chime if `chime`) as soon as nobody is talking to the box, as a reminder rings;
+        the future tells whether it was heard to the end (False if stopped, or if the box is closing)."""
+        said: concurrent.futures.Future[bool] = concurrent.futures.Future()
+        due = Due(text, "announcement", chime, announcement=True, done=said.set_result)
+        if self._closing:
+            said.set_result(False)
+            return said
+        self._due.append(due)
+        self._make_way()
+        return said
+
     def _ring(self, due: Due) -> None:
         """Ring `due` now, as a turn of its own (the box is idle)."""
         ring = Ring(
-            self._e.tts, self._sink, self.turn + 1, due.said(), self._ring_s, chime=due.chime, clock=self._clock
-        )
-        turn = self._begin(Trigger.REMINDER, question=due.label, ring=ring)
+            self._e.tts, self._sink, self.turn + 1, due.said(), self._ring_s,
+            chime=due.chime, repeat=not due.announcement, clock=self._clock,
+        )  # fmt: skip
+        ended: concurrent.futures.Future[TurnResult] | None = None
+        if due.done is not None:
+            tell = due.done
+            ended = concurrent.futures.Future()
+            ended.add_done_callback(lambda f: tell(f.result().outcome is Outcome.ANSWERED))
+        turn = self._begin(Trigger.REMINDER, question=due.label, ring=ring, future=ended)
         self.state = State.RESPONDING
         self.emit(TurnStarted(turn=turn.number, trigger=Trigger.REMINDER, question=due.label))
-        self.emit(Ringing(turn=turn.number, label=due.label))
+        self.emit(Notice(text=due.text) if due.announcement else Ringing(turn=turn.number, label=due.label))
         self._spawn(turn)
 
     # -- one turn after another -------------------------------------------------------------------------

@@ -1,11 +1,15 @@
-"""A timer or an alarm ringing: a chime at once, what is due said once, then chimes until stopped or time is up."""
+"""A timer or an alarm ringing: a chime at once, what is due said once, then chimes until stopped or time is up.
+
+An announcement (Home Assistant's, through the bridge) goes the same way, said once: on time, and never over the
+user's own words.
+"""
 
 from __future__ import annotations
 
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from daemon.ports import AudioSink, TextToSpeech
 from daemon.turn import earcons
@@ -20,6 +24,10 @@ class Due:
     chime: bool
     while_talking: bool = False
     """It came due while the user was speaking: it rings once their answer is over, and says so."""
+    announcement: bool = False
+    """Said once (after one chime if `chime`), not rung until stopped."""
+    done: Callable[[bool], None] | None = field(default=None, compare=False)
+    """Told, once it has sounded, whether it was heard to the end."""
 
     def said(self) -> str:
         """What the ring says first."""
@@ -40,10 +48,11 @@ class Ring:
         limit_s: float,
         *,
         chime: bool = True,
+        repeat: bool = True,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._tts, self._sink, self.turn, self._text = tts, sink, turn, text
-        self._limit_s, self._chime, self._clock = limit_s, chime, clock
+        self._limit_s, self._chime, self._repeat, self._clock = limit_s, chime, repeat, clock
         self._cancel = threading.Event()
         self.cancelled_at = 0.0
         self.silenced_at = 0.0
@@ -72,7 +81,7 @@ class Ring:
             if self._cancel.is_set():
                 return True
             self._sink.play(chunk, rate)
-        while self._chime and not self._cancel.is_set() and self._clock() - started < self._limit_s:
+        while self._chime and self._repeat and not self._cancel.is_set() and self._clock() - started < self._limit_s:
             self._sink.play(chime, rate)
             while not self._sink.wait(timeout=0.1):
                 if self._cancel.is_set():

@@ -48,7 +48,7 @@ if [ -s "$wheels/model-packages.txt" ]; then
 fi
 # Not piper: onnxruntime segfaults under qemu-user (it reads the build host's x86 /proc/cpuinfo); the QEMU boot
 # test runs it on emulated Pi cores instead.
-chroot "$root" "$venv/bin/python" -c 'import llama_cpp, vosk, luma.oled, gpiozero, serial, systemd.daemon, daemon.cli'
+chroot "$root" "$venv/bin/python" -c 'import llama_cpp, vosk, luma.oled, gpiozero, serial, systemd.daemon, daemon.cli, hass_client, daemon.home.satellite'
 # talkbox is installed from its wheel, not editable: the lab (bench, soak, evaluations) stays with the developers.
 chroot "$root" "$venv/bin/python" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("daemon.lab") is not None)' \
     || die "the image's talkbox carries the lab (daemon.lab)"

@@ -91,10 +91,12 @@ def write_config(directory: Path, url: str, token: str, timeout_s: float = 3.0) 
 def start_bridge(config: Path, socket: Path, state: Path) -> subprocess.Popen[str]:
     """`talkbox homeassistant run` as the unit starts it, its names cached in `state`."""
     command = ["homeassistant", "run", "--socket", str(socket)]
-    return subprocess.Popen(
-        [sys.executable, "-m", "daemon.cli.main", "--config", str(config), *command],
-        env={"PATH": "/usr/bin:/bin", "STATE_DIRECTORY": str(state), "PYTHONUNBUFFERED": "1"},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    # NOTE: its log to a file, not to a pipe nobody reads while the test runs: a full pipe would stop the bridge.
+    with (state.parent / "bridge.log").open("w") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "daemon.cli.main", "--config", str(config), *command],
+            env={"PATH": "/usr/bin:/bin", "STATE_DIRECTORY": str(state), "PYTHONUNBUFFERED": "1"},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )

@@ -11,6 +11,9 @@ from typing import Any, BinaryIO
 
 import pytest
 
+from daemon.cli.doctor import homeassistant_link
+from daemon.config import Config, HomeAssistantConfig
+from daemon.events import Notice, Ringing
 from daemon.home.commands import HomeCommands
 from daemon.home.names import MAX_ENTITIES, Entity, HomeNames
 from tests.fast.script import ANSWER, QUESTION
@@ -46,6 +49,7 @@ class FakeBridgeEnd:
     def register(self, names: HomeNames = HOME, connected: bool = True) -> None:
         self.send({"cmd": "home", "connected": connected, "reason": "" if connected else "it is down", "version": "1"})
         assert self.receive() == {"type": "ok", "cmd": "home"}
+        assert self.receive() == {"type": "home-settings", "muted": False, "volume": 100}
         self.send({"cmd": "home-names", **names.to_plain(), "more": False})
 
     def close(self) -> None:
@@ -168,5 +172,53 @@ def test_the_box_s_own_jobs_win_over_the_home(box: LinkedBox) -> None:
         ):
             call = skills.route(said)
             assert call is not None and call.skill == skill, (said, call)
+    finally:
+        bridge.close()
+
+
+def test_doctor_reads_the_link_from_the_running_box(box: LinkedBox, tmp_path: Path) -> None:
+    token = tmp_path / "token"
+    token.write_text("a-token\n")
+    config = Config(homeassistant=HomeAssistantConfig(url="http://192.168.1.20:8123", token_file=str(token)))
+    assert homeassistant_link(config, box.socket).detail == "the bridge is not running"
+    bridge = FakeBridgeEnd(box.socket)
+    try:
+        bridge.register(connected=False)
+        box.wait_for(lambda s: s["names"] == 4)
+        assert homeassistant_link(config, box.socket).detail == "not reached: it is down"
+        bridge.send({"cmd": "home", "connected": True, "version": "2024.3.3"})
+        box.wait_for(lambda s: s["connected"] is True)
+        check = homeassistant_link(config, box.socket)
+        assert check.ok and check.detail == "Home Assistant 2024.3.3 at http://192.168.1.20:8123, 4 names"
+    finally:
+        bridge.close()
+    assert not homeassistant_link(Config(homeassistant=HomeAssistantConfig(url="http://h:1", token_file="/nope"))).ok
+
+
+def test_home_assistant_s_announcement_is_said_once_and_its_end_told(box: LinkedBox) -> None:
+    bridge = FakeBridgeEnd(box.socket)
+    try:
+        bridge.register()
+        bridge.send({"cmd": "home-announce", "id": 7, "text": "The washing machine is done.", "chime": True})
+        assert bridge.receive() == {"type": "home-announced", "id": 7, "spoken": True}
+        assert Notice(text="The washing machine is done.") in box.events
+        assert not any(isinstance(e, Ringing) for e in box.events)  # said once, not rung until stopped
+        bridge.send({"cmd": "home-announce", "id": 8, "text": "   "})
+        assert bridge.receive()["message"] == "an announcement needs words to say"
+        assert box.ask(QUESTION) == ANSWER
+    finally:
+        bridge.close()
+
+
+def test_home_assistant_sets_the_volume_and_hears_of_spoken_changes(box: LinkedBox) -> None:
+    bridge = FakeBridgeEnd(box.socket)
+    try:
+        bridge.register()
+        bridge.send({"cmd": "home-set", "volume": 40, "muted": True})
+        assert bridge.receive() == {"type": "home-settings", "muted": True, "volume": 40}
+        assert box.ask("Set the volume to 70 percent.") == "Volume 70."
+        assert bridge.receive() == {"type": "home-settings", "muted": False, "volume": 70}
+        bridge.send({"cmd": "home-set", "volume": 101})
+        assert bridge.receive()["message"] == '"volume" is a whole number from 0 to 100'
     finally:
         bridge.close()

@@ -38,7 +38,7 @@ def test_the_unit_reaches_local_networks_only_and_starts_only_when_configured() 
         "ExecStart=/opt/talkbox/venv/bin/talkbox homeassistant run --config /etc/talkbox/talkbox.toml",
         "IPAddressDeny=any",
         "IPAddressAllow=localhost link-local multicast 10.0.0.0/8 172.16.0.0/12 192.168.0.0/16 fc00::/7",
-        "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6",
+        "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK",
         f"ConditionPathExists={HA_TOKEN_FILE}",
         "RestartPreventExitStatus=78",
         "Restart=on-failure",
