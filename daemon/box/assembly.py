@@ -56,9 +56,11 @@ def build_keeper(
     keeper: TurnKeeper | None = None
     if skills is not None:
         # NOTE: the link is only a door: nothing is a home command until a bridge registers through the control socket.
-        skills.home = HomeLink(
+        home = HomeLink(
             lambda event: keeper.emit(event) if keeper is not None else None, config.homeassistant.timeout_s
         )
+        home.questions = config.homeassistant.questions == "homeassistant"
+        skills.home = home
     keeper = TurnKeeper(
         engines,
         sink,

@@ -65,7 +65,7 @@ def homeassistant_run(cfg: Config, args: argparse.Namespace) -> int:
     key = read_key(ha) if ha.satellite else None
     notifier = Notifier()
     bridge = Bridge(
-        ha.url, token, bridge_socket(args.socket), language=ha.language, timeout_s=ha.timeout_s,
+        ha.url, token, bridge_socket(args.socket), language=ha.language, agent=ha.agent_id, timeout_s=ha.timeout_s,
         cache=_cache_path(), on_state=notifier.status,
     )  # fmt: skip
 
@@ -151,7 +151,7 @@ def homeassistant_check(cfg: Config, args: argparse.Namespace) -> int:
             names = await home.names()
             report.update(version=home.version, names=len(names.entities), areas=list(names.areas))
             if args.say:
-                said = await home.process(args.say, ha.language)
+                said = await home.process(args.say, ha.language, ha.agent_id)
                 report.update(said=said.speech, kind=said.kind)
         finally:
             await home.close()

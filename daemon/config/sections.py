@@ -263,6 +263,12 @@ class HomeAssistantConfig:
     """The language Home Assistant reads the commands in."""
     timeout_s: Annotated[float, Field(ge=1.0, le=30.0)] = 5.0
     """Longest wait for Home Assistant's reply to one command, seconds."""
+    questions: Annotated[Text, one_of("box", "homeassistant")] = "box"
+    """Who answers what no skill takes: the box's own model, or Home Assistant's conversation agent (the question's
+    text goes to it; while Home Assistant cannot be reached the box's model answers)."""
+    agent_id: Text = ""
+    """Home Assistant's conversation agent for home commands and questions, e.g. conversation.ollama; empty: its
+    default."""
     satellite: bool = False
     """Also be a voice satellite Home Assistant adds over the ESPHome API: its announcements said, volume and mute."""
     satellite_port: Annotated[int, Field(ge=1, le=65535)] = 6053

@@ -12,6 +12,8 @@ import contextlib
 import itertools
 import json
 import logging
+import math
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
@@ -28,6 +30,8 @@ NAMES_PART_BYTES: Final = 6000
 """Each names line stays under the control socket's 8 kB request limit."""
 REFRESH_AFTER_S: Final = 2.0
 """A burst of registry changes (a device added with its entities) is read once, this long after the last."""
+GO_ON_S: Final = 300.0
+"""A command within this long of the last goes on with its conversation (Home Assistant keeps one 5 minutes)."""
 ANNOUNCE_WAIT_S: Final = 300.0
 """Longest an announcement may take to be said: after the user's own turn, and heard out."""
 REGISTRY_EVENTS: Final = ("entity_registry_updated", "area_registry_updated", "floor_registry_updated")
@@ -43,12 +47,15 @@ class Bridge:
         socket: Path,
         *,
         language: str = "en",
+        agent: str = "",
         timeout_s: float = 5.0,
         cache: Path | None = None,
         on_state: Callable[[str], None] | None = None,
     ) -> None:
         self.url, self._token, self._socket, self._language, self._timeout_s = url, token, socket, language, timeout_s
         self._cache, self._on_state = cache, on_state or (lambda _: None)
+        self._agent = agent
+        self._conversation = ("", -math.inf)  # the agent's conversation id, and when it was last spoken in
         self.names = _load(cache)
         self.connected, self.reason, self.said, self.version = False, CONNECTING, CONNECTING, ""
         self._home: HomeAssistant | None = None
@@ -133,7 +140,10 @@ class Bridge:
             reply |= {"error": self.reason, "said": self.said}
         else:
             try:
-                said = await home.process(text, self._language)
+                conversation, at = self._conversation
+                now = time.monotonic()
+                said = await home.process(text, self._language, self._agent, conversation if now - at < GO_ON_S else "")
+                self._conversation = (said.conversation, now)
                 reply |= {"speech": said.speech, "kind": said.kind}
                 _LOGGER.info("%r -> %s: %r", text, said.kind, said.speech)
             except Unreachable as err:

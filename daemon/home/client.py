@@ -46,6 +46,8 @@ class Said:
     speech: str
     kind: str
     """action_done, query_answer or error (Home Assistant's response_type)."""
+    conversation: str = ""
+    """The conversation's id, to go on with it (an agent that keeps one: an LLM's)."""
 
 
 def websocket_url(url: str) -> str:
@@ -130,14 +132,18 @@ class HomeAssistant:
             {"entities": [[e.name, e.domain, e.device_class] for e in entities], "areas": areas, "floors": floors}
         )
 
-    async def process(self, text: str, language: str) -> Said:
-        """Home Assistant's conversation agent's reply to `text` (it acts on it)."""
-        result = await self._command("conversation/process", text=text, language=language)
+    async def process(self, text: str, language: str, agent: str = "", conversation: str = "") -> Said:
+        """Home Assistant's conversation agent's reply to `text` (it acts on it): `agent` or its default, going on
+        with `conversation` (an id from an earlier reply) if given."""
+        args = {"text": text, "language": language}
+        args |= ({"agent_id": agent} if agent else {}) | ({"conversation_id": conversation} if conversation else {})
+        result = await self._command("conversation/process", **args)
         response = result.get("response") if isinstance(result, dict) else None
         if not isinstance(response, dict):
             raise Unreachable(f"{self._where} sent a reply without a response", NOT_IT)
         speech = (response.get("speech") or {}).get("plain", {}).get("speech", "")
-        return Said(str(speech or ""), str(response.get("response_type", "")))
+        conversation_id = result.get("conversation_id")
+        return Said(str(speech or ""), str(response.get("response_type", "")), str(conversation_id or ""))
 
     async def subscribe(self, event_type: str, callback: Any) -> None:
         """Call `callback(message)` for each `event_type` event."""

@@ -17,7 +17,7 @@ from typing import Final
 
 from daemon.events import Event, HomeAssistantChanged, SkillCalled
 from daemon.home.client import CONNECTING, seconds
-from daemon.home.commands import HomeCommands
+from daemon.home.commands import SKILL, HomeCommands
 from daemon.home.names import HomeNames
 from daemon.skills.call import SkillCall
 
@@ -70,6 +70,8 @@ class HomeLink:
         self._changed = asyncio.Event()
         self.box: BoxSide | None = None
         """Set by the assembly: the box's side of announcements and settings."""
+        self.questions = False
+        """Hand Home Assistant's conversation agent every question no skill takes, while it is reached."""
         self.state = HomeState(False, "the Home Assistant bridge is not running")
 
     @property
@@ -78,9 +80,17 @@ class HomeLink:
         return self._send is not None
 
     def recognise(self, text: str) -> SkillCall | None:
-        """The home command `text` is, while a bridge is registered (any thread); else None."""
+        """The home command `text` is, while a bridge is registered (any thread); else None.
+
+        With `questions`, any text is Home Assistant's while it is reached (the skills had their turn first).
+        """
+        if self._send is None:
+            return None
         commands = self._commands  # NOTE: read once: the bridge may swap it for a new home's names meanwhile
-        return commands.recognise(text) if commands is not None and self._send is not None else None
+        call = commands.recognise(text) if commands is not None else None
+        if call is None and self.questions and self.state.connected and text.strip():
+            return SkillCall(SKILL, {"intent": "question"})
+        return call
 
     def attach(self, send: Send, names: HomeNames | None, state: HomeState) -> None:
         """A bridge registered: commands for `names` go to it through `send` (a new bridge replaces the old)."""

@@ -85,8 +85,11 @@ class Skills:
         call = intents.match(text)
         if self.home is not None and (call is None or call.read_as or call.skill == "offline"):
             # NOTE: the box's own skills win, but not a loose reading of a sentence that names a light as heard,
-            # nor "I can't know that offline" for what the home knows (its weather).
-            call = self.home.recognise(text) or call
+            # nor "I can't know that offline" for what the home knows (its weather). A question handed to Home
+            # Assistant as a whole never takes a loose reading's place: that is a skill request, misheard.
+            home = self.home.recognise(text)
+            if home is not None and (call is None or call.skill == "offline" or home.args["intent"] != "question"):
+                call = home
         if call is not None and call.skill in ANSWERS and self.waiting() is None:
             return None  # a yes or a no with nothing asked about is the conversation's (the model's)
         return call

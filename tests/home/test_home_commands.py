@@ -12,10 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from daemon.config import Config, HomeAssistantConfig, SkillsConfig
 from daemon.events import HomeAssistantChanged, SkillCalled
-from tests.fast.script import ANSWER, QUESTION
+from tests.fast.script import ANSWER, ANSWERS, QUESTION
 from tests.home.box import LinkedBox, start_bridge, write_config
 from tests.home.homeassistant_server import HomeAssistantServer
+from tests.inprocess import ScriptedModel, stand_in_engines
 
 
 @pytest.fixture
@@ -91,3 +93,27 @@ def test_home_assistant_down_is_said_at_once_and_the_box_carries_on(
     box.wait_for(lambda s: s["connected"] is True, timeout=60)
     assert box.ask("Turn on the bed light.") == "Turned on the light."
     assert home_assistant.state("light.bed_light") == "on"
+
+
+def test_with_questions_handed_to_home_assistant_its_agent_answers_what_no_skill_takes(
+    fresh_home: HomeAssistantServer, tmp_path: Path
+) -> None:
+    config = Config(
+        skills=SkillsConfig(trust_clock="system"), homeassistant=HomeAssistantConfig(questions="homeassistant")
+    )
+    box = LinkedBox(stand_in_engines(ScriptedModel(answers=ANSWERS)), tmp_path, config)
+    process = start_bridge(write_config(tmp_path, fresh_home.url, fresh_home.token), box.socket, tmp_path / "state")
+    try:
+        box.wait_for(lambda s: bool(s["connected"]))
+        # NOTE: Home Assistant's own default agent knows no bees; an LLM agent there would. Its words are said.
+        assert box.ask(QUESTION) == "Sorry, I couldn't understand that."
+        assert box.ask("What is 17 times 23?") == "That's 391."  # the box's skills still come first
+        assert box.ask("Turn off the kitchen lights.") == "Turned off the light."
+        process.terminate()
+        process.wait(10)
+        box.wait_for(lambda s: s["bridge"] is False)
+        assert box.ask(QUESTION) == ANSWER  # no Home Assistant: the box's own model answers
+    finally:
+        process.terminate()
+        process.wait(10)
+        box.close()
