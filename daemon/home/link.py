@@ -145,7 +145,8 @@ class HomeLink:
         except TimeoutError:
             return f"Home Assistant did not answer within {seconds(self._timeout_s - MARGIN_S)}."
         except (ConnectionError, OSError) as err:
-            return f"I can't reach Home Assistant: its bridge went away ({err})."
+            _LOGGER.warning("the Home Assistant bridge went away during a command: %s", err)
+            return "I can't reach Home Assistant: its bridge went away."
         finally:
             self._pending.pop(request, None)
         return _speech(reply)
@@ -195,9 +196,13 @@ class HomeLink:
         if state != self.state:
             self.state = state
             self._changed.set()
-            (_LOGGER.info if state.connected else _LOGGER.warning)(
-                "Home Assistant %s", f"reached (version {state.version})" if state.connected else f"off: {state.reason}"
-            )
+            if state.connected:
+                _LOGGER.info("Home Assistant reached (version %s)", state.version)
+            elif state.reason == CONNECTING:
+                _LOGGER.info("the Home Assistant bridge registered; it is connecting to Home Assistant")
+                return  # NOTE: nothing to show yet: the display hears once it has reached Home Assistant or not
+            else:
+                _LOGGER.warning("Home Assistant not reached: %s", state.reason)
             self._emit(HomeAssistantChanged(connected=state.connected, reason=state.reason, bridge=self.attached))
 
     def _fail_pending(self, why: str) -> None:
