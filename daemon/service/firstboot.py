@@ -4,6 +4,7 @@ on the Home Assistant bridge when asked."""
 from __future__ import annotations
 
 import argparse
+import binascii
 import hashlib
 import logging
 import os
@@ -37,6 +38,9 @@ OVERLAYROOT_CONF: Final = Path("/etc/overlayroot.local.conf")
 HA_FILE: Final = "homeassistant.toml"
 """A file on the boot partition (`url = "http://..."`, `token = "..."`) asking for the Home Assistant bridge."""
 HA_TOKEN_FILE: Final = Path("/etc/talkbox/homeassistant.token")
+HA_KEY_FILE: Final = Path("/etc/talkbox/homeassistant.key")
+"""[homeassistant] encryption_key_file's default: the voice satellite's ESPHome encryption key."""
+SATELLITE_KEY_BYTES: Final = 32
 """[homeassistant] token_file's default, and the bridge unit's ConditionPathExists."""
 HA_GROUP: Final = "talkbox-ha"
 HA_UNIT: Final = "talkbox-homeassistant.service"
@@ -151,20 +155,30 @@ def protect_card(system: System) -> str:
     return "read-only root with a RAM overlay from the next boot"
 
 
-def home_assistant_settings(text: str) -> tuple[str, str]:
-    """The url and token of a homeassistant.toml; ValueError says what is wrong, never quoting the token."""
+def home_assistant_settings(text: str) -> tuple[str, str, str]:
+    """The url, token and satellite key ("" for none) of a homeassistant.toml; ValueError says what is wrong,
+    never quoting the token or the key."""
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ValueError(f"not TOML ({err})") from err
-    if unknown := sorted(set(doc) - {"url", "token"}):
-        raise ValueError(f"unknown key(s) {', '.join(unknown)}: it holds url and token only")
-    url, token = doc.get("url"), doc.get("token")
+    if unknown := sorted(set(doc) - {"url", "token", "satellite_key"}):
+        raise ValueError(f"unknown key(s) {', '.join(unknown)}: it holds url, token and satellite_key only")
+    url, token, key = doc.get("url"), doc.get("token"), doc.get("satellite_key", "")
     if not isinstance(url, str) or not _is_home_url(url):
         raise ValueError('url must be http:// or https:// and a host, like "http://192.168.1.20:8123"')
     if not isinstance(token, str) or not _TOKEN.fullmatch(token.strip()):
         raise ValueError("token must be one line of 16 to 1024 characters without spaces (a long-lived access token)")
-    return url, token.strip()
+    if not isinstance(key, str) or (key.strip() and not _is_satellite_key(key.strip())):
+        raise ValueError("satellite_key must be an ESPHome encryption key: base64 of 32 bytes")
+    return url, token.strip(), key.strip()
+
+
+def _is_satellite_key(text: str) -> bool:
+    try:
+        return len(binascii.a2b_base64(text, strict_mode=True)) == SATELLITE_KEY_BYTES
+    except binascii.Error:
+        return False
 
 
 def _is_home_url(url: str) -> bool:
@@ -178,28 +192,30 @@ def _is_home_url(url: str) -> bool:
         return False
 
 
-def with_home_assistant_url(text: str, url: str) -> str:
-    """`text` (a talkbox.toml) with [homeassistant] url = `url`, every other line as it was.
+def with_home_assistant_url(text: str, url: str, satellite: bool = False) -> str:
+    """`text` (a talkbox.toml) with [homeassistant] url = `url` (and satellite = true), every other line as it was.
 
     Raises tomllib.TOMLDecodeError when `text` is not TOML, RuntimeError when the edit would not give that url.
     """
     tomllib.loads(text)  # a broken file is reported, not edited by guesswork
     lines = text.splitlines()
-    setting = f'url = "{url}"'
+    settings = {"url": f'"{url}"'} | ({"satellite": "true"} if satellite else {})
     header = next((i for i, ln in enumerate(lines) if re.fullmatch(r"\s*\[\s*homeassistant\s*\]\s*(#.*)?", ln)), None)
     if header is None:
-        lines += [*([""] if lines and lines[-1].strip() else []), "[homeassistant]", setting]
-    else:
+        lines += [*([""] if lines and lines[-1].strip() else []), "[homeassistant]"]
+        header = len(lines) - 1
+    for key, value in settings.items():
         end = next((i for i in range(header + 1, len(lines)) if lines[i].lstrip().startswith("[")), len(lines))
-        old = next((i for i in range(header + 1, end) if re.match(r"\s*url\s*=", lines[i])), None)
+        old = next((i for i in range(header + 1, end) if re.match(rf"\s*{key}\s*=", lines[i])), None)
         if old is None:
-            lines.insert(header + 1, setting)
+            lines.insert(end if end == len(lines) else header + 1, f"{key} = {value}")
         else:
-            lines[old] = setting
+            lines[old] = f"{key} = {value}"
     edited = "\n".join(lines) + "\n"
     # NOTE: a section written some other way (dotted keys, an inline table, a multi-line value) fails here.
     try:
-        done = tomllib.loads(edited).get("homeassistant", {}).get("url") == url
+        section = tomllib.loads(edited).get("homeassistant", {})
+        done = section.get("url") == url and (not satellite or section.get("satellite") is True)
     except tomllib.TOMLDecodeError:
         done = False
     if not done:
@@ -231,25 +247,30 @@ def home_assistant(system: System) -> str:
     if not source.exists():
         return f"Home Assistant off (no {HA_FILE} on the boot partition)"
     try:
-        url, token = home_assistant_settings(source.read_text(errors="replace"))
+        url, token, key = home_assistant_settings(source.read_text(errors="replace"))
     except ValueError as err:
         return f"Home Assistant off: {HA_FILE} on the boot partition is not valid and was left there: {err}"
     config_file = system.path(CONFIG_FILE)
     try:
-        config_text = with_home_assistant_url(config_file.read_text() if config_file.exists() else "", url)
+        config_text = with_home_assistant_url(config_file.read_text() if config_file.exists() else "", url, bool(key))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         raise RuntimeError(f"{CONFIG_FILE} is not TOML ({err}); Home Assistant left off") from err
     token_file = system.path(HA_TOKEN_FILE)
     token_file.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(token_file, f"{token}\n".encode(), mode=0o640)  # root:root until the chown: never too open
     _must(system, ["chown", f"root:{HA_GROUP}", str(token_file)])
+    if key:  # the satellite's encryption key, the one Home Assistant is given when it adds the box
+        key_file = system.path(HA_KEY_FILE)
+        atomic_write(key_file, f"{key}\n".encode(), mode=0o640)
+        _must(system, ["chown", f"root:{HA_GROUP}", str(key_file)])
     mode = config_file.stat().st_mode & 0o777 if config_file.exists() else 0o644  # the daemon's user reads it
     atomic_write(config_file, config_text.encode(), mode=mode)
     _must(system, ["systemctl", "enable", HA_UNIT])
     # --no-block: the bridge starts after talkbox.service, which waits for first boot to finish.
     system.run(["systemctl", "start", "--no-block", HA_UNIT])
     _erase(source)  # the token now lives only in /etc, readable by root and the bridge
-    return f"Home Assistant bridge on for {url}; {HA_FILE} deleted from the boot partition"
+    satellite = " and its voice satellite" if key else ""
+    return f"Home Assistant bridge{satellite} on for {url}; {HA_FILE} deleted from the boot partition"
 
 
 STEPS: Final[tuple[tuple[str, Callable[[System], str]], ...]] = (

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import logging
 import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -172,9 +174,24 @@ def test_an_existing_home_assistant_section_keeps_its_other_settings(
     assert (tree / "etc/talkbox/homeassistant.token").read_text() == TOKEN + "\n"
 
 
+def test_a_satellite_key_turns_the_voice_satellite_on_with_it(tree: Path, caplog: pytest.LogCaptureFixture) -> None:
+    runner = Recorder()
+    key = base64.b64encode(bytes(range(32))).decode()
+    text = f'url = "http://192.168.1.20:8123"\ntoken = "{TOKEN}"\nsatellite_key = "{key}"\n'
+    assert home_assistant(tree, text, runner, caplog) == 0
+    key_file = tree / "etc/talkbox/homeassistant.key"
+    assert key_file.read_text() == key + "\n" and oct(key_file.stat().st_mode & 0o777) == "0o640"
+    assert ["chown", "root:talkbox-ha", str(key_file)] in runner.calls
+    config = tomllib.loads((tree / "etc/talkbox/talkbox.toml").read_text())
+    assert config["homeassistant"] == {"url": "http://192.168.1.20:8123", "satellite": True}
+    assert "Home Assistant bridge and its voice satellite on for http://192.168.1.20:8123" in caplog.text
+    assert key not in caplog.text and not (tree / "boot/firmware/homeassistant.toml").exists()
+
+
 @pytest.mark.parametrize(
     ("text", "why"),
     [
+        (f'url = "http://192.168.1.20:8123"\ntoken = "{TOKEN}"\nsatellite_key = "c2hvcnQ="\n', "satellite_key must be"),
         (f'url = "ftp://192.168.1.20"\ntoken = "{TOKEN}"\n', "url must be"),
         (f'url = "http://192.168.1.20:8123/lovelace"\ntoken = "{TOKEN}"\n', "url must be"),
         (f'url = "http://:8123"\ntoken = "{TOKEN}"\n', "url must be"),
