@@ -65,7 +65,8 @@ def homeassistant_run(cfg: Config, args: argparse.Namespace) -> int:
     key = read_key(ha) if ha.satellite else None
     notifier = Notifier()
     bridge = Bridge(
-        ha.url, token, bridge_socket(args.socket), language=ha.language, agent=ha.agent_id, timeout_s=ha.timeout_s,
+        ha.url, token, bridge_socket(args.socket), language=ha.language, agent=ha.agent_id, ca_file=ha.ca_file,
+        timeout_s=ha.timeout_s,
         cache=_cache_path(), on_state=notifier.status,
     )  # fmt: skip
 
@@ -145,7 +146,7 @@ def homeassistant_check(cfg: Config, args: argparse.Namespace) -> int:
     report: dict[str, object] = {"url": ha.url}
 
     async def check() -> None:
-        home = HomeAssistant(ha.url, token, ha.timeout_s)
+        home = HomeAssistant(ha.url, token, ha.timeout_s, ha.ca_file)
         try:
             await home.connect()
             names = await home.names()

@@ -257,6 +257,9 @@ class HomeAssistantConfig:
     """Home Assistant's address on the local network; empty: off (the box never reaches it)."""
     token_file: Named = "/etc/talkbox/homeassistant.token"
     """A file holding a long-lived access token (Home Assistant: your profile, Security, Long-lived access tokens)."""
+    ca_file: Text = ""
+    """For an https:// Home Assistant with a certificate of its own (self-signed): that certificate, in PEM, trusted
+    alone; empty: the system's certificate authorities."""
     language: Annotated[
         Text, Rule(lambda text: re.fullmatch(r"[a-z]{2}(-[A-Z]{2})?", text) is not None, "a language code like en")
     ] = "en"

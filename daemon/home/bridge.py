@@ -48,13 +48,14 @@ class Bridge:
         *,
         language: str = "en",
         agent: str = "",
+        ca_file: str = "",
         timeout_s: float = 5.0,
         cache: Path | None = None,
         on_state: Callable[[str], None] | None = None,
     ) -> None:
         self.url, self._token, self._socket, self._language, self._timeout_s = url, token, socket, language, timeout_s
         self._cache, self._on_state = cache, on_state or (lambda _: None)
-        self._agent = agent
+        self._agent, self._ca_file = agent, ca_file
         self._conversation = ("", -math.inf)  # the agent's conversation id, and when it was last spoken in
         self.names = _load(cache)
         self.connected, self.reason, self.said, self.version = False, CONNECTING, CONNECTING, ""
@@ -214,7 +215,7 @@ class Bridge:
         """Stay connected to Home Assistant, telling the daemon each time it is reached or lost."""
         attempt = 0
         while True:
-            home = HomeAssistant(self.url, self._token, self._timeout_s)
+            home = HomeAssistant(self.url, self._token, self._timeout_s, self._ca_file)
             try:
                 await home.connect()
                 names = await _read_names(home)

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import logging
 import socket
+import ssl
 from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -60,8 +61,8 @@ def websocket_url(url: str) -> str:
 class HomeAssistant:
     """One connection to Home Assistant; `connect()` first, `close()` at the end."""
 
-    def __init__(self, url: str, token: str, timeout_s: float) -> None:
-        self.url, self._token, self._timeout_s = url, token, timeout_s
+    def __init__(self, url: str, token: str, timeout_s: float, ca_file: str = "") -> None:
+        self.url, self._token, self._timeout_s, self._ca_file = url, token, timeout_s, ca_file
         self._client: Any = None
         self._listening: asyncio.Task[None] | None = None
         self.version = ""
@@ -71,11 +72,12 @@ class HomeAssistant:
         from hass_client import HomeAssistantClient
         from hass_client.exceptions import AuthenticationFailed, CannotConnect
 
+        tls = self._tls()
         client = HomeAssistantClient(websocket_url(self.url), self._token, max_msg_size=MAX_MESSAGE_BYTES)
         try:
             # NOTE: hass-client waits for the server's greeting without a limit: a server that accepts and says
             # nothing would hold the bridge for ever.
-            await asyncio.wait_for(client.connect(), self._timeout_s)
+            await asyncio.wait_for(client.connect(ssl=tls), self._timeout_s)
         except AuthenticationFailed as err:
             await _quietly(client.disconnect())
             raise Unreachable(
@@ -201,6 +203,17 @@ class HomeAssistant:
                 raise
             return []
 
+    def _tls(self) -> ssl.SSLContext | bool:
+        """How an https:// Home Assistant's certificate is checked: by the system's CAs, or by `ca_file` alone."""
+        if not self._ca_file:
+            return True
+        try:
+            return ssl.create_default_context(cafile=self._ca_file)
+        except (OSError, ssl.SSLError) as err:
+            raise Unreachable(
+                f"cannot read ca_file {self._ca_file}: {err}", "I cannot read its certificate", True
+            ) from err
+
     @property
     def _slow(self) -> str:
         return f"it did not answer within {seconds(self._timeout_s)}"
@@ -209,6 +222,9 @@ class HomeAssistant:
         host = urlsplit(self.url).hostname or self.url
         if isinstance(err, socket.gaierror) or "Name or service not known" in str(err):
             return Unreachable(f"no computer is called {host} on this network", f"no computer here is called {host}")
+        if isinstance(err, ssl.SSLCertVerificationError) or "CERTIFICATE_VERIFY_FAILED" in str(err):
+            why = f"{self._where}'s certificate is not trusted; give it as [homeassistant] ca_file ({err})"
+            return Unreachable(why, "I don't trust its certificate")
         if isinstance(err, ConnectionRefusedError) or "Connect call failed" in str(err):
             return Unreachable(f"nothing answers at {self._where}; is Home Assistant running?", DOWN)
         return Unreachable(f"cannot connect to {self._where} ({err})", "I cannot connect to it")

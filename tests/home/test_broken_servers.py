@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
+import ipaddress
 import json
 import socket
+import ssl
 import subprocess
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -18,6 +21,10 @@ from typing import Final
 
 import pytest
 from aiohttp import web
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from daemon.home.client import HomeAssistant, Unreachable
 from daemon.home.names import Entity, HomeNames
@@ -30,8 +37,11 @@ Handler = Callable[[web.WebSocketResponse], Awaitable[None]]
 
 
 @contextlib.asynccontextmanager
-async def websocket_server(after_auth: Handler, greet: bool = True) -> AsyncIterator[str]:
-    """A WebSocket server at /api/websocket that greets and takes any token, then runs `after_auth`."""
+async def websocket_server(
+    after_auth: Handler, greet: bool = True, tls: ssl.SSLContext | None = None
+) -> AsyncIterator[str]:
+    """A WebSocket server at /api/websocket that greets and takes any token, then runs `after_auth` (over TLS with
+    `tls`)."""
 
     async def serve(request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(max_msg_size=0)
@@ -49,11 +59,11 @@ async def websocket_server(after_auth: Handler, greet: bool = True) -> AsyncIter
     app.router.add_get("/api/websocket", serve)
     runner = web.AppRunner(app, shutdown_timeout=0.1)
     await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
+    site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=tls)
     await site.start()
     port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield f"{'https' if tls else 'http'}://127.0.0.1:{port}"
     finally:
         await runner.cleanup()
 
@@ -201,3 +211,52 @@ def _closed_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def _self_signed(directory: Path) -> tuple[Path, ssl.SSLContext]:
+    """A certificate of its own for 127.0.0.1 (as a Home Assistant with a self-signed one has), and its server side."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "homeassistant.local")])
+    now = datetime.datetime.now(datetime.UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=30))
+        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
+        .sign(key, hashes.SHA256())
+    )
+    cert, key_file = directory / "ha.pem", directory / "ha.key"
+    cert.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    server = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server.load_cert_chain(cert, key_file)
+    return cert, server
+
+
+def test_a_self_signed_home_assistant_is_refused_until_its_certificate_is_given(tmp_path: Path) -> None:
+    cert, tls = _self_signed(tmp_path)
+
+    async def run() -> tuple[str, str]:
+        async with websocket_server(_for_ever, tls=tls) as url:
+            refused = await _reason(url)
+            trusted = HomeAssistant(url, "a-token", TIMEOUT_S, ca_file=str(cert))
+            try:
+                await trusted.connect()
+                version = trusted.version
+            finally:
+                await trusted.close()
+            return refused, version
+
+    refused, version = asyncio.run(run())
+    assert "certificate is not trusted; give it as [homeassistant] ca_file" in refused, refused
+    assert version == "2024.3.3"
+    with pytest.raises(Unreachable, match="cannot read ca_file") as bad:
+        HomeAssistant("https://h:1", "t", 1.0, ca_file=str(tmp_path / "missing.pem"))._tls()
+    assert bad.value.permanent
