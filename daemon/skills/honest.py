@@ -24,8 +24,11 @@ PERSONAL: Final = (
     "I can't know that: I only know what you tell me, and I can't see your home, your things or your plans."
 )
 SUN: Final = "I can't tell: sunrise and sunset depend on where you are, and nothing tells me where I am."
+DEVICES: Final = (
+    "I can't do that: I'm not connected to anything in your home. Linked to Home Assistant, I could ask it."
+)
 TOPICS: Final = frozenset(
-    {"weather", "sun", "news", "sport", "prices", "tv", "traffic", "travel", "opening", "online", "personal"}
+    {"weather", "sun", "news", "sport", "prices", "tv", "traffic", "travel", "opening", "online", "personal", "devices"}
 )
 """What the offline skill is asked about (the `topic` of TalkboxOffline in sentences.yaml)."""
 
@@ -42,6 +45,24 @@ _NOT_NOW: Final = re.compile(
 _PRONOUNS: Final = frozenset({"i", "you", "we", "he", "she", "it", "they", "me", "us", "this", "that", "there"})
 
 
+BOX_OWN: Final = re.compile(r"\b(timers?|alarms?|volume|sound|clock|time|yourself|you|it|this|that|them)\b")
+"""Things a device command may name that are the box's own (a timer, the volume) or no device at all."""
+
+
+PLACES: Final = re.compile(
+    r"(local |nearest )?(supermarket|bakery|shop|store|pharmacy|chemist|bank|library|post office|restaurant|cafe|"
+    r"pub|bar|museum|gym|swimming pool|pool|mall|market|takeaway|petrol station|gas station|hospital|park|zoo)s?"
+)
+"""Places whose opening hours are asked about ("is the bakery open?"): the offline question, not a door."""
+
+
+def is_device(slot: str) -> bool:
+    """True if a device command names something in the home: not the box's own timer or volume, nor a pronoun,
+    nor a shop whose opening hours are asked about."""
+    said = slot.strip().lower()
+    return bool(said) and len(said.split()) <= 4 and BOX_OWN.search(said) is None and PLACES.fullmatch(said) is None
+
+
 def is_now(slot: str) -> bool:
     """True if a place, team or show said in an offline template leaves the question about now."""
     said = slot.strip().lower()
@@ -55,7 +76,7 @@ def is_amount(slot: str) -> bool:
 
 def offline(topic: str) -> str:
     """What the box says to a question only the internet could answer now."""
-    return {"online": NOT_ONLINE, "personal": PERSONAL, "sun": SUN}.get(topic, OFFLINE)
+    return {"online": NOT_ONLINE, "personal": PERSONAL, "sun": SUN, "devices": DEVICES}.get(topic, OFFLINE)
 
 
 def off_the_clock(said: str) -> str:

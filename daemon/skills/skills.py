@@ -49,6 +49,10 @@ class Home(Protocol):
     async def ask(self, text: str) -> str:
         """What Home Assistant says to `text`, or why it could not be asked."""
 
+    @property
+    def attached(self) -> bool:
+        """True while its bridge is registered."""
+
     def status(self) -> dict[str, object]:
         """Whether it is reached."""
 
@@ -88,6 +92,8 @@ class Skills:
             # nor "I can't know that offline" for what the home knows (its weather). A question handed to Home
             # Assistant as a whole never takes a loose reading's place: that is a skill request, misheard.
             home = self.home.recognise(text)
+            if home is None and call is not None and call.args.get("topic") == "devices" and self.home.attached:
+                home = SkillCall("home", {"intent": "device"})  # a device it has no name for: Home Assistant says so
             if home is not None and (call is None or call.skill == "offline" or home.args["intent"] != "question"):
                 call = home
         if call is not None and call.skill in ANSWERS and self.waiting() is None:

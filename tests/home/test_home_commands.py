@@ -39,10 +39,13 @@ def test_a_home_command_is_carried_out_by_home_assistant_and_its_words_are_said(
     assert box.ask("Turn off the kitchen lights.") == "Turned off the light."
     assert fresh_home.state("light.kitchen_lights") == "off"
     assert box.ask("Is the front door locked?") == "Yes."
+    # NOTE: a device Home Assistant does not have is its to say, not the model's to pretend it switched on.
+    assert box.ask("Turn on the garden lights.") == "Sorry, I am not aware of any device called garden lights."
     called = [e for e in box.events if isinstance(e, SkillCalled)]
     assert [(c.skill, c.by, c.reply) for c in called] == [
         ("home", "homeassistant", "Turned off the light."),
         ("home", "homeassistant", "Yes."),
+        ("home", "homeassistant", "Sorry, I am not aware of any device called garden lights."),
     ]
     assert called[0].args["intent"] == "HassTurnOff"
 

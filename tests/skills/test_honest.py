@@ -12,7 +12,7 @@ import pytest
 from daemon.box.asking import SilentSink
 from daemon.skills import calc, intents
 from daemon.skills.clock import BoxClock
-from daemon.skills.honest import NOT_ONLINE, OFFLINE, PERSONAL, SUN, TIMER_LIMITS, VOLUME_LIMITS
+from daemon.skills.honest import DEVICES, NOT_ONLINE, OFFLINE, PERSONAL, SUN, TIMER_LIMITS, VOLUME_LIMITS
 from daemon.skills.intents import match
 from daemon.skills.reminders import MAX_TIMER_S, MIN_TIMER_S
 from daemon.skills.skills import Reply, Skills
@@ -360,3 +360,36 @@ def test_general_questions_still_reach_the_language_model() -> None:
     assert len(GENERAL) >= 30
     taken = {said: call for said in GENERAL if (call := match(said)) is not None}
     assert taken == {}  # the bound is 2 %; none is taken
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "turn on the garden lights",
+        "Switch off the TV.",
+        "can you lock the back door",
+        "is the garage door open",
+        "set the thermostat to 21 degrees",
+        "dim the bedroom lights",
+        "put the kettle on",
+    ],
+)
+def test_a_device_the_box_cannot_reach_is_never_said_to_be_done(said: str) -> None:
+    # NOTE: the model answered "I will lock the back door." to nothing it could lock: a claim, not an answer.
+    assert _asked(_skills(), said) == ("offline", Reply(DEVICES))
+
+
+@pytest.mark.parametrize(
+    ("said", "skill"),
+    [
+        ("turn off the alarm", "alarm_cancel"),
+        ("switch off the timer", "timer_cancel"),
+        ("turn up the volume", "volume"),
+        ("set the alarm to seven", "alarm_set"),
+        ("is the bakery open right now", "offline"),
+    ],
+)
+def test_the_box_s_own_things_and_shops_are_no_devices(said: str, skill: str) -> None:
+    call = match(said)
+    assert call is not None and call.skill == skill and call.args.get("topic") != "devices"
+    assert match("turn it off") is None  # no device named: the conversation's
