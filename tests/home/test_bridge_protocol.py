@@ -16,6 +16,8 @@ from daemon.config import Config, HomeAssistantConfig
 from daemon.events import Notice, Ringing
 from daemon.home.commands import HomeCommands
 from daemon.home.names import MAX_ENTITIES, Entity, HomeNames
+from daemon.skills.call import SkillCall
+from daemon.skills.honest import DEVICES
 from tests.fast.script import ANSWER, QUESTION
 from tests.home.box import WAIT_S, LinkedBox
 
@@ -57,7 +59,7 @@ class FakeBridgeEnd:
         self.sock.close()
 
 
-def test_without_a_bridge_nothing_is_a_home_command(box: LinkedBox) -> None:
+def test_without_a_bridge_nothing_is_a_home_command_and_a_device_is_said_to_be_out_of_reach(box: LinkedBox) -> None:
     assert box.status() == {
         "bridge": False,
         "connected": False,
@@ -66,7 +68,9 @@ def test_without_a_bridge_nothing_is_a_home_command(box: LinkedBox) -> None:
         "names": 0,
     }
     assert box.ask(QUESTION) == ANSWER
-    assert box.parts.skills is not None and box.parts.skills.route("Turn off the kitchen lights.") is None
+    assert box.parts.skills is not None
+    assert box.parts.skills.route("Turn off the kitchen lights.") == SkillCall("offline", {"topic": "devices"})
+    assert box.ask("Turn off the kitchen lights.") == DEVICES  # said so, never pretended
 
 
 def test_a_command_goes_to_the_bridge_and_its_reply_is_said(box: LinkedBox) -> None:

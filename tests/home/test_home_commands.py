@@ -14,6 +14,7 @@ import pytest
 
 from daemon.config import Config, HomeAssistantConfig, SkillsConfig
 from daemon.events import HomeAssistantChanged, SkillCalled
+from daemon.skills.honest import DEVICES
 from tests.fast.script import ANSWER, ANSWERS, QUESTION
 from tests.home.box import LinkedBox, start_bridge, write_config
 from tests.home.homeassistant_server import HomeAssistantServer
@@ -71,8 +72,8 @@ def test_status_and_display_events_say_whether_home_assistant_is_reached(
     bridge.terminate()
     bridge.wait(10)
     box.wait_for(lambda s: s["bridge"] is False)
-    # NOTE: with the bridge gone nothing is a home command: the sentence is the model's again.
-    box.ask("Turn off the kitchen lights.")
+    # NOTE: with the bridge gone nothing is a home command: the box says it cannot reach the device.
+    assert box.ask("Turn off the kitchen lights.") == DEVICES
     assert fresh_home.state("light.kitchen_lights") == "on"
     gone = HomeAssistantChanged(connected=False, reason="the Home Assistant bridge is not running", bridge=False)
     assert gone in box.events
