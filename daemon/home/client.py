@@ -40,6 +40,10 @@ class Unreachable(Exception):
         self.reason, self.said, self.permanent = reason, said, permanent
 
 
+class Refused(Unreachable):
+    """Home Assistant answered a command with a failure (an older one does not know it, or will not do it)."""
+
+
 @dataclass(frozen=True)
 class Said:
     """Home Assistant's reply to a command: its words and what kind of reply it was."""
@@ -182,7 +186,7 @@ class HomeAssistant:
             # NOTE: hass-client cancels the commands in flight when the connection ends.
             raise Unreachable(f"the connection to {self._where} ended during the command", BROKE) from None
         except FailedCommand as err:
-            raise Unreachable(f"{self._where} refused {command}: {err}", f"it refused the command: {err}") from err
+            raise Refused(f"{self._where} refused {command}: {err}", f"it refused the command: {err}") from err
         except (BaseHassClientError, ConnectionError, OSError) as err:
             raise Unreachable(f"the connection to {self._where} broke ({err})", BROKE) from err
 
@@ -198,9 +202,7 @@ class HomeAssistant:
         """A command an older Home Assistant may not know: its result, or [] if it does not."""
         try:
             return await self._command(command)
-        except Unreachable as err:
-            if "refused" not in err.reason:
-                raise
+        except Refused:
             return []
 
     def _tls(self) -> ssl.SSLContext | bool:

@@ -21,7 +21,7 @@ from daemon.config import Config
 from daemon.engines.load import load_engines
 from daemon.events import AnswerFinished, Event, EventBus, Trigger
 from daemon.lab import shipped_assembly
-from daemon.lab.home_timing import home_delays
+from daemon.lab.home_timing import home_delays, home_rows
 from daemon.lab.measure import cpu_s, memory_bandwidth_gbs, memory_mb, peak_rss_mb, reset_peak_rss, rss_mb
 from daemon.lab.reminder_timing import STATES as REMINDER_STATES
 from daemon.lab.reminder_timing import reminder_delays
@@ -286,24 +286,6 @@ def run_bench(config: Config, out: Path, quick: bool = False, say: Callable[[str
     return report
 
 
-def _home_rows(report: dict[str, Any]) -> list[tuple[str, str]]:
-    """Spoken home commands, when the bench had a Home Assistant to send them to."""
-    home = report.get("home_command_s")
-    if home is None:
-        return []
-    return [
-        (
-            "home command: last word -> reply sounding, p50 / worst",
-            f"{home['last_word_to_reply_p50']:.2f} / {home['last_word_to_reply_max']:.2f} s  (target <= 1.2 s)",
-        ),
-        (
-            "  endpoint / transcript / Home Assistant / voice",
-            f"{home['endpoint_p50']:.2f} / {home['transcript_p50']:.2f} / {home['home_reply_p50']:.3f} / "
-            f"{home['voice_p50']:.2f} s",
-        ),
-    ]
-
-
 def table(report: dict[str, Any]) -> str:
     """The report as aligned lines, ratios first."""
     fa, dec, comp, idle, lim = (
@@ -374,7 +356,7 @@ def table(report: dict[str, Any]) -> str:
             " / ".join(f"{report['reminder_due_to_sound_s'][k] * 1000:.0f}" for k in REMINDER_STATES)
             + " ms  (target <= 200 ms)",
         ),
-        *_home_rows(report),
+        *home_rows(report.get("home_command_s")),
         ("STT real-time factor", f"{comp['stt_rtf']:.3f}"),
         ("end of speech -> final transcript", f"{report['stt_end_of_speech_to_final_s']:.2f} s"),
         ("TTS real-time factor / first chunk", f"{comp['tts_rtf']:.3f} / {comp['tts_first_chunk_s']:.2f} s"),

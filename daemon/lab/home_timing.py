@@ -93,3 +93,20 @@ def home_delays(
         "voice_p50": median("voice_s"),
         "turns": rows,
     }
+
+
+def home_rows(home: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """The bench's lines for `home_delays`' figures; none when it had no Home Assistant to send commands to."""
+    if home is None:
+        return []
+    return [
+        (
+            "home command: last word -> reply sounding, p50 / worst",
+            f"{home['last_word_to_reply_p50']:.2f} / {home['last_word_to_reply_max']:.2f} s  (target <= 1.2 s)",
+        ),
+        (
+            "  endpoint / transcript / Home Assistant / voice",
+            f"{home['endpoint_p50']:.2f} / {home['transcript_p50']:.2f} / {home['home_reply_p50']:.3f} / "
+            f"{home['voice_p50']:.2f} s",
+        ),
+    ]

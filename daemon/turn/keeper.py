@@ -349,12 +349,8 @@ class TurnKeeper:
         nobody speaks into (an empty follow-up window) and an answer under way all give way to it. Due while the
         user speaks, it rings as soon as their answer is over, and says it came due while they were talking.
         """
-        if self._closing:
-            return False
         due = Due(text, label, chime)
-        self._due.append(due)
-        self._make_way()
-        return due not in self._due
+        return self._queue(due) and due not in self._due
 
     def _make_way(self) -> None:
         """Let the reminders waiting ring now, if nobody is talking to the box."""
@@ -375,13 +371,17 @@ class TurnKeeper:
         """Say `text` once (after a chime if `chime`) as soon as nobody is talking to the box, as a reminder rings;
         the future tells whether it was heard to the end (False if stopped, or if the box is closing)."""
         said: concurrent.futures.Future[bool] = concurrent.futures.Future()
-        due = Due(text, "announcement", chime, announcement=True, done=said.set_result)
-        if self._closing:
+        if not self._queue(Due(text, "announcement", chime, announcement=True, done=said.set_result)):
             said.set_result(False)
-            return said
+        return said
+
+    def _queue(self, due: Due) -> bool:
+        """Queue `due` and let it sound now if nobody is talking to the box; False if the box is closing."""
+        if self._closing:
+            return False
         self._due.append(due)
         self._make_way()
-        return said
+        return True
 
     def _ring(self, due: Due) -> None:
         """Ring `due` now, as a turn of its own (the box is idle)."""
