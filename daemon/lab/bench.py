@@ -21,6 +21,7 @@ from daemon.config import Config
 from daemon.engines.load import load_engines
 from daemon.events import AnswerFinished, Event, EventBus, Trigger
 from daemon.lab import shipped_assembly
+from daemon.lab.command_timing import SKILL_COMMANDS, command_rows, timed_commands
 from daemon.lab.home_timing import home_delays, home_rows
 from daemon.lab.measure import cpu_s, memory_bandwidth_gbs, memory_mb, peak_rss_mb, reset_peak_rss, rss_mb
 from daemon.lab.reminder_timing import STATES as REMINDER_STATES
@@ -255,6 +256,8 @@ def run_bench(config: Config, out: Path, quick: bool = False, say: Callable[[str
     report["barge_in_s"] = timed_turn(
         engines, config, story, out / "story-answer.wav", interrupt_after_s=1.0
     ).barge_in_s
+    commands = SKILL_COMMANDS[:QUICK_QUESTIONS] if quick else SKILL_COMMANDS
+    report["skill_command_s"] = timed_commands(engines, config, out / "skills", commands, say)
     report["reminder_due_to_sound_s"] = reminder_delays(engines, config, out / "reminders")
     say("reminders timed")
     if config.homeassistant.url:  # the user's (or a test's) Home Assistant: spoken home commands, through the bridge
@@ -356,6 +359,7 @@ def table(report: dict[str, Any]) -> str:
             " / ".join(f"{report['reminder_due_to_sound_s'][k] * 1000:.0f}" for k in REMINDER_STATES)
             + " ms  (target <= 200 ms)",
         ),
+        *command_rows("skill command", report.get("skill_command_s"), 0.5),
         *home_rows(report.get("home_command_s")),
         ("STT real-time factor", f"{comp['stt_rtf']:.3f}"),
         ("end of speech -> final transcript", f"{report['stt_end_of_speech_to_final_s']:.2f} s"),

@@ -134,9 +134,9 @@ def run_eval_endpoint(config: Config, quick: bool, say: Callable[[str], None] = 
     llm.warm_up()
     intents.warm_up()
 
-    def features(text: str) -> tuple[float, bool | None]:  # as completeness.make_judge gathers them
+    def features(text: str) -> tuple[float, bool | None, bool]:  # as completeness.make_judge gathers them
         command = intents.match(text) is not None
-        return (0.0 if command else llm.prefill(text)), command
+        return (0.0 if command else llm.prefill(text)), command, command and intents.finished_command(text)
 
     from daemon.lab.evaluation.align import whisper_word_gaps
     from daemon.lab.evaluation.conditions import Condition, paused_in_one_breath

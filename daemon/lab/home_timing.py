@@ -7,8 +7,6 @@ The split: the end of speech judged, the final transcript, Home Assistant's repl
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -16,9 +14,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Final
 
-from daemon.box.rehearsal import speak_question
 from daemon.config import Config
-from daemon.lab.turn_timing import timed_turn, warm_up
+from daemon.lab.command_timing import command_rows, timed_commands
 from daemon.ports import Engines
 
 COMMANDS: Final = ("Turn off the kitchen lights.", "Is the front door locked?", "Turn on the bed light.")
@@ -65,48 +62,10 @@ def home_delays(
         raise ValueError("home timing needs [homeassistant] url and token_file in the config")
     out.mkdir(parents=True, exist_ok=True)
     socket = out / "control.sock"
-    rows = []
     with bridge(config, socket, state or out / "bridge-state"):
-        for i, command in enumerate(commands):
-            mic = speak_question(engines.tts, out / f"home{i}.wav", command)
-            times = timed_turn(engines, config, mic, out / f"home-answer{i}.wav", control=socket)
-            warm_up(engines)
-            row = dataclasses.asdict(times) | {"command": command}
-            row["home_reply_s"] = times.skill_reply_s - times.stt_final_s
-            row["voice_s"] = times.first_audio_s - times.skill_reply_s
-            rows.append(row)
-            say(
-                f"  {command!r} heard as {times.transcript!r}: last word -> reply sounding "
-                f"{times.last_word_to_first_audio_s:.2f} s (end judged {times.endpoint_wait_s:.2f}, transcript "
-                f"{times.stt_final_s:.2f}, Home Assistant {row['home_reply_s']:.3f}, voice {row['voice_s']:.2f})"
-            )
-
-    def median(key: str) -> float:
-        return float(statistics.median(r[key] for r in rows))
-
-    return {
-        "last_word_to_reply_p50": median("last_word_to_first_audio_s"),
-        "last_word_to_reply_max": max(r["last_word_to_first_audio_s"] for r in rows),
-        "endpoint_p50": median("endpoint_wait_s"),
-        "transcript_p50": median("stt_final_s"),
-        "home_reply_p50": median("home_reply_s"),
-        "voice_p50": median("voice_s"),
-        "turns": rows,
-    }
+        return timed_commands(engines, config, out, commands, say, control=socket)
 
 
 def home_rows(home: dict[str, Any] | None) -> list[tuple[str, str]]:
     """The bench's lines for `home_delays`' figures; none when it had no Home Assistant to send commands to."""
-    if home is None:
-        return []
-    return [
-        (
-            "home command: last word -> reply sounding, p50 / worst",
-            f"{home['last_word_to_reply_p50']:.2f} / {home['last_word_to_reply_max']:.2f} s  (target <= 1.2 s)",
-        ),
-        (
-            "  endpoint / transcript / Home Assistant / voice",
-            f"{home['endpoint_p50']:.2f} / {home['transcript_p50']:.2f} / {home['home_reply_p50']:.3f} / "
-            f"{home['voice_p50']:.2f} s",
-        ),
-    ]
+    return command_rows("home command", home, 1.2)

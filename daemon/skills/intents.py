@@ -121,6 +121,41 @@ def match_as_heard(text: str) -> SkillCall | None:
     return SkillCall(call.skill, dict(call.args)) if call is not None else None
 
 
+GOES_ON_WITH: Final = (
+    "7",
+    "30",
+    "minutes",
+    "for 5 minutes",
+    "for the eggs",
+    "timer",
+    "tomorrow",
+    "in the morning",
+    "on monday",
+    "every day",
+    "in tokyo",
+    "to 5",
+    "by 10",
+    "percent",
+)
+"""Ways a spoken command often goes on after a pause: a number, a unit, a name, a day, a place, a level."""
+
+
+@functools.lru_cache(maxsize=256)
+def finished_command(text: str) -> bool:
+    """True if `text` is, word for word, a command of the box's own that none of the usual ways of going on
+    (`GOES_ON_WITH`) would change: "what time is it", "louder", "never mind"; not "cancel the timer" (... "for the
+    eggs") nor "set an alarm for 7" (... "30")."""
+    said = normalise(text)
+    call = _match(said) if said and len(said.split()) <= MAX_WORDS else None
+    if call is None or call.skill == "offline":
+        return False  # NOTE: "what's the weather" goes on ("... like in Paris") into a question for the model
+    for more in GOES_ON_WITH:
+        longer = _match(f"{said} {more}")
+        if longer is not None and (longer.skill, longer.args) != (call.skill, call.args):
+            return False
+    return True
+
+
 def _pieces(text: str) -> tuple[str, ...]:
     """The part of what was heard that may be the whole command, normalised, when the rest looks like noise.
 

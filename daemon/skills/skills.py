@@ -100,6 +100,10 @@ class Skills:
             return None  # a yes or a no with nothing asked about is the conversation's (the model's)
         return call
 
+    def finished(self, text: str) -> bool:
+        """True if `text` is a command of the box's own that nothing said after a pause would change."""
+        return intents.finished_command(text)
+
     def waiting(self) -> SkillCall | None:
         """The misheard request the box asked about, while a yes may still confirm it."""
         if self._waiting is not None and self.now_boot() - self._waiting[1] > CONFIRM_WITHIN_S:

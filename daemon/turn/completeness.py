@@ -118,10 +118,13 @@ def words_of(text: str) -> list[str]:
     return re.findall(r"[a-z0-9']+", text.lower())
 
 
-def judge(text: str, p_end: float, command: bool | None, punctuated: bool = True, rule: Rule = RULE) -> bool | None:
+def judge(
+    text: str, p_end: float, command: bool | None, punctuated: bool = True, rule: Rule = RULE, closed: bool = False
+) -> bool | None:
     """True: a finished question or command; False: evidently unfinished; None: cannot tell.
 
     `punctuated`: the recogniser writes punctuation (Whisper); without it only a parsed command ends early.
+    `closed`: the command is one of the box's own that nothing said after it would change ("what time is it").
     """
     words = words_of(text)
     if not words:
@@ -131,7 +134,9 @@ def judge(text: str, p_end: float, command: bool | None, punctuated: bool = True
         # NOTE: a whole command, but a short or unpunctuated one is often the start of a longer one ("what time is
         # it ... in Tokyo", "louder ... please"): only a punctuated one of three words or more ends at once.
         # A recogniser that writes no punctuation (Vosk) leaves the length alone to tell.
-        return True if (ended or not punctuated) and len(words) >= rule.min_command_words else None
+        # A closed one is no start of a longer command, whatever its length or punctuation (Whisper's quick decode
+        # leaves the "." off many a whole "turn it up").
+        return True if closed or ((ended or not punctuated) and len(words) >= rule.min_command_words) else None
     if words[-1] in UNFINISHED_ENDINGS or text.rstrip().endswith((",", "...", "-")):
         return False
     if not ended:
@@ -144,16 +149,21 @@ def judge(text: str, p_end: float, command: bool | None, punctuated: bool = True
 
 
 def make_judge(
-    prefill: Callable[[str], float], route: Callable[[str], object] | None, punctuated: bool, rule: Rule = RULE
+    prefill: Callable[[str], float],
+    route: Callable[[str], object] | None,
+    punctuated: bool,
+    rule: Rule = RULE,
+    closed: Callable[[str], bool] | None = None,
 ) -> Callable[[str], bool | None]:
-    """The box's judge: words a skill takes are judged as a command; others go into the model's cache (`prefill`,
-    giving P(end)), then `judge`."""
+    """The box's judge: words a skill takes are judged as a command (`closed` tells one nothing would go on from);
+    others go into the model's cache (`prefill`, giving P(end)), then `judge`."""
 
     def judge_words(text: str) -> bool | None:
         command = route(text) is not None if route is not None else None
         # NOTE: a command's words are never the model's to answer, and a command is judged without P(end): not
         # prefilling them kept a 1.5B brain's second of prompt work from holding up "what is the capital of Spain?".
         p_end = 0.0 if command else prefill(text)
-        return judge(text, p_end, command, punctuated, rule)
+        done = bool(command) and closed is not None and closed(text)
+        return judge(text, p_end, command, punctuated, rule, closed=done)
 
     return judge_words

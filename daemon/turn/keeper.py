@@ -98,7 +98,7 @@ class TurnKeeper:
         """Run a function on the loop: where other threads (button, channels, answers) cross into it."""
         self.skills = skills
         self._ring_s = ring_s
-        route = skills.route if skills is not None else None
+        route, finished = (skills.route, skills.finished) if skills is not None else (None, None)
         self.listener = Listener(
             engines,
             config,
@@ -107,7 +107,7 @@ class TurnKeeper:
             self.call,
             heartbeat=heartbeat,
             clock=clock,
-            judge=make_judge(engines.llm.prefill, route, engines.stt.punctuates),
+            judge=make_judge(engines.llm.prefill, route, engines.stt.punctuates, closed=finished),
         )
         self._workers = concurrent.futures.ThreadPoolExecutor(ANSWER_WORKERS, thread_name_prefix="answer")
         self._voices = concurrent.futures.ThreadPoolExecutor(VOICE_WORKERS, thread_name_prefix="voice")

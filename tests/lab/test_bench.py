@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from daemon.cli.main import main
-from daemon.config import Config
+from daemon.config import Config, ListenConfig
 from daemon.events import AnswerFinished, EventBus, SkillCalled
 from daemon.lab import shipped_assembly
 from daemon.lab.bench import typed_turn
+from daemon.lab.command_timing import timed_commands
 from daemon.lab.reminder_timing import STATES, reminder_delays
 from daemon.ports import Engines
 from hardware.audio import WavFileSink
@@ -70,3 +71,16 @@ def test_the_peak_can_be_reset_to_measure_one_piece_of_work() -> None:
     assert peak_rss_mb() - rss_mb() > 50
     assert reset_peak_rss()
     assert peak_rss_mb() - rss_mb() < 20
+
+
+@pytest.mark.slow
+def test_a_spoken_command_nothing_would_change_ends_before_one_that_may_go_on(
+    engines: Engines, dev_config: Config, tmp_path: Path
+) -> None:
+    said = ("What time is it?", "Cancel the timer.")
+    report = timed_commands(engines, dev_config, tmp_path, said, say=lambda line: None)
+    closed, open_ = report["turns"]
+    assert [closed["transcript"].rstrip("?."), open_["transcript"].rstrip("?.")] == [s.rstrip("?.") for s in said]
+    # NOTE: not a speed bound: which pause ended each turn. "Cancel the timer" may go on ("... for the eggs").
+    assert closed["endpoint_wait_s"] < ListenConfig().trailing_silence_s <= open_["endpoint_wait_s"]
+    assert closed["skill_reply_s"] == closed["skill_reply_s"]  # a skill replied (NaN when none did)

@@ -24,7 +24,7 @@ from daemon.events import (
     TurnEnded,
 )
 from daemon.ports import Engines
-from daemon.skills.intents import match
+from daemon.skills.intents import finished_command, match
 from daemon.turn.completeness import judge, make_judge
 from daemon.turn.early import same_words
 from daemon.turn.endpoint import Endpointer
@@ -132,6 +132,33 @@ def test_the_words_at_a_pause_are_judged_finished_unfinished_or_unclear(
     heard: str, p_end: float, command: bool, verdict: bool | None
 ) -> None:
     assert judge(heard, p_end, command) is verdict
+
+
+@pytest.mark.parametrize(
+    ("heard", "closed"),
+    [
+        ("What time is it?", True),
+        ("louder", True),
+        ("Never mind.", True),
+        ("what day is it", True),
+        ("Cancel the timer.", False),  # ... for the eggs
+        ("Set an alarm for 7.", False),  # ... 30
+        ("What's the weather?", False),  # ... like in Paris: a question for the model
+        ("turn on the kitchen lights", False),  # no command of the box's own
+        ("what is the capital of", False),  # no command at all
+    ],
+)
+def test_a_command_is_closed_when_nothing_said_after_a_pause_would_change_it(heard: str, closed: bool) -> None:
+    assert finished_command(heard) is closed
+
+
+def test_a_closed_command_ends_at_once_however_short_or_unpunctuated() -> None:
+    assert judge("What time is it?", 0.0, True) is None  # a short command, as far as the words go, may go on
+    assert judge("What time is it?", 0.0, True, closed=True) is True
+    assert judge("turn it up", 0.0, True, closed=True) is True  # Whisper's quick decode wrote no "."
+    judge_words = make_judge(lambda text: 0.0, match, punctuated=True, closed=finished_command)
+    assert judge_words("What time is it?") is True
+    assert judge_words("Cancel the timer.") is None  # it may go on: the unclear pause's wait
 
 
 def test_without_punctuation_a_missing_sentence_end_says_nothing() -> None:

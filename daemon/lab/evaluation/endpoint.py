@@ -23,12 +23,13 @@ from daemon.lab.evaluation.metrics import p90
 from daemon.lab.evaluation.vad import EXTRA_TAIL_S
 from daemon.lab.evaluation.voices import noise_floor, to_int16
 from daemon.ports import AUDIO_RATE_HZ, SpeechToText, VoiceActivityDetector
-from daemon.turn.completeness import judge
+from daemon.turn.completeness import judge, words_of
 from daemon.turn.endpoint import Endpointer
 from daemon.turn.listener import JUDGE_AFTER_S
 
-Features = Callable[[str], tuple[float, bool | None]]
-"""The words' P(end of turn) from the model (after prefilling them) and whether they parse as a command."""
+Features = Callable[[str], tuple[float, bool | None, bool]]
+"""The words' P(end of turn) from the model (after prefilling them), whether they parse as a command, and whether
+it is one nothing said after would change (`completeness.judge`'s `closed`)."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class Pause:
     judged: bool | None
     judge_s: float
     """Seconds the words took to decode and judge (the judgement counts only from then on)."""
+    closed: bool = False
 
 
 @dataclass(frozen=True)
@@ -84,9 +86,9 @@ def walk(
             stream = stt.stream()
             stream.feed(audio[: k + n].tobytes())
             text = stream.settle()
-            p_end, command = features(text) if text.strip() else (0.0, None)
-            judged = judge(text, p_end, command, punctuated) if text.strip() else None
-            pauses.append(Pause(at, 0.0, text, p_end, command, judged, time.perf_counter() - started))
+            p_end, command, closed = features(text) if text.strip() else (0.0, None, False)
+            judged = judge(text, p_end, command, punctuated, closed=closed) if text.strip() else None
+            pauses.append(Pause(at, 0.0, text, p_end, command, judged, time.perf_counter() - started, closed))
         if pauses and endpointer.silence_s == 0.0 and pauses[-1].length_s == 0.0:
             pauses[-1] = replace(pauses[-1], length_s=endpointer.last_speech - frame_s - pauses[-1].at_s)
     if pauses and pauses[-1].length_s == 0.0:
@@ -110,14 +112,19 @@ def wait_at(pause: Pause, config: ListenConfig, answer_s: float = 0.0) -> float:
     return config.max_silence_s if ready < config.trailing_silence_s else config.trailing_silence_s
 
 
-def replay(w: Walk, config: ListenConfig, answer_s: float = 0.0) -> tuple[bool, float]:
-    """(cut off, seconds from the last word to the decision) for one question under `config`."""
+def replay(w: Walk, config: ListenConfig, answer_s: float = 0.0) -> tuple[bool, float, bool]:
+    """(cut off, seconds from the last word to the decision, words lost) for one question under `config`.
+
+    A cut-off loses no words when the words heard at the cut are the whole question's (the pause fell after the
+    last word, with a breath or a click after it).
+    """
     for i, pause in enumerate(w.pauses):
         wait = wait_at(pause, config, answer_s)
         if wait <= pause.length_s:
             last = i == len(w.pauses) - 1
-            return (not last, wait if last else float("nan"))
-    return False, float("nan")
+            lost = not last and words_of(pause.text) != words_of(w.pauses[-1].text)
+            return (not last, wait if last else float("nan"), lost)
+    return False, float("nan"), False
 
 
 def score(walks: Sequence[Walk], config: ListenConfig, answer_s: float = 0.0) -> dict[str, Any]:
@@ -125,10 +132,11 @@ def score(walks: Sequence[Walk], config: ListenConfig, answer_s: float = 0.0) ->
     out: dict[str, Any] = {}
     for half in ("tune", "held-out"):
         rows = [replay(w, config, answer_s) for w in walks if w.split == half]
-        delays = sorted(d for cut, d in rows if not cut and d == d)
+        delays = sorted(d for cut, d, _ in rows if not cut and d == d)
         out[half] = {
             "questions": len(rows),
-            "cut_off": sum(cut for cut, _ in rows),
+            "cut_off": sum(cut for cut, _, _ in rows),
+            "cut_off_words_lost": sum(lost for _, _, lost in rows),
             "end_after_last_voice_p50_s": round(statistics.median(delays), 3) if delays else float("nan"),
             "end_after_last_voice_p90_s": round(p90(delays), 3),
         }

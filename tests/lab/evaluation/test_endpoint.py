@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -32,7 +34,14 @@ def test_a_finished_pause_waits_for_the_answer_begun_at_it_but_never_past_the_un
 def test_a_question_ended_at_an_inner_pause_is_cut_off_and_one_that_outlasts_it_is_not() -> None:
     said = SpokenQuestion(QUESTIONS[0], "voice", "pauses", np.zeros(16000, np.int16))
     inner, last = _pause(0.6, True), _pause(2.0, True)
-    cut, _ = replay(Walk(said, (inner, last)), RULE)
-    assert cut
-    cut, after = replay(Walk(said, (inner, last)), RULE, answer_s=0.5)  # ready 0.67 s in: the user went on
+    cut, _, lost = replay(Walk(said, (inner, last)), RULE)
+    assert cut and not lost  # the same words either side: none lost
+    cut, after, _ = replay(Walk(said, (inner, last)), RULE, answer_s=0.5)  # ready 0.67 s in: the user went on
     assert not cut and after == pytest.approx(JUDGE_AFTER_S + 0.05 + 0.5)
+
+
+def test_a_cut_off_loses_words_when_the_question_went_on_after_the_pause() -> None:
+    said = SpokenQuestion(QUESTIONS[0], "voice", "pauses", np.zeros(16000, np.int16))
+    inner = replace(_pause(0.6, True), text="Set an alarm for 7.")
+    last = replace(_pause(2.0, True), text="Set an alarm for 7 30.")
+    assert replay(Walk(said, (inner, last)), RULE)[::2] == (True, True)
