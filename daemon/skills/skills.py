@@ -28,6 +28,12 @@ CONFIRM_FIRST: Final = frozenset({"timer_cancel", "alarm_cancel", "forget", "vol
 """Requests that undo or change something: read loosely from a misheard sentence, they are asked about first."""
 ANSWERS: Final = frozenset({"confirm", "decline"})
 """A yes or a no: a skill's only while a misheard request waits for one."""
+ANSWERS_ONLY: Final = (
+    frozenset({"time", "date", "day", "calculate", "expression", "convert", "help", "offline", "timer_left"})
+    | frozenset({"alarm_list"})
+    | facts.SKILLS
+)
+"""Requests that only answer (the time, a sum, a fact, what is left on a timer): they change nothing."""
 CONFIRM_WITHIN_S: Final = 30.0
 """How long a yes still confirms the misheard request the box asked about."""
 
@@ -99,6 +105,14 @@ class Skills:
         if call is not None and call.skill in ANSWERS and self.waiting() is None:
             return None  # a yes or a no with nothing asked about is the conversation's (the model's)
         return call
+
+    def answer(self, call: SkillCall) -> Reply | None:
+        """The reply to a request that only answers, worked out without doing anything (so it may be prepared
+        before the question is known to be over); None for one that acts, a loose reading, or while a yes is
+        awaited (any request then moves the conversation on)."""
+        if call.skill not in ANSWERS_ONLY or call.read_as or self.waiting() is not None:
+            return None
+        return self.run(call)
 
     def finished(self, text: str) -> bool:
         """True if `text` is a command of the box's own that nothing said after a pause would change."""

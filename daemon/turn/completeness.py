@@ -163,7 +163,10 @@ def make_judge(
         # NOTE: a command's words are never the model's to answer, and a command is judged without P(end): not
         # prefilling them kept a 1.5B brain's second of prompt work from holding up "what is the capital of Spain?".
         p_end = 0.0 if command else prefill(text)
-        done = bool(command) and closed is not None and closed(text)
-        return judge(text, p_end, command, punctuated, rule, closed=done)
+        verdict = judge(text, p_end, command, punctuated, rule)
+        if verdict is None and command and closed is not None:
+            # NOTE: asked only when the words alone leave it open: telling costs ~15 template matches (24 ms here).
+            verdict = judge(text, p_end, command, punctuated, rule, closed=closed(text))
+        return verdict
 
     return judge_words

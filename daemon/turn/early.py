@@ -1,5 +1,7 @@
 """Answering early: an answer begun at a pause, before the question is known to be over, silent until it is kept.
 
+The model's answer, or a skill's reply to a request that only answers ("what time is it"): never one that acts.
+
 At most one runs at a time. It is kept when the question turns out to be the words it was begun on, and dropped,
 unheard and taken out of the conversation, when the user goes on or the final transcript says other words.
 """
@@ -33,6 +35,8 @@ class Running:
     done: asyncio.Future[AnswerResult]
     call: SkillCall | None = None
     """The skill that made the reply, if one did."""
+    reply: str | None = None
+    """That skill's reply."""
 
     def release(self, asked_at: float, last_word: float) -> None:
         """Let it sound, its latencies measured from when the box had the question (a held answer waits for this)."""
@@ -71,8 +75,11 @@ class EarlyAnswers:
         """True while an early answer waits to be kept or dropped."""
         return self._early is not None
 
-    def start(self, turn: int, words: str, endpointer: Endpointer) -> None:
-        """Answer `words`, heard up to the endpointer's current pause; the question waits for it to be ready."""
+    def start(
+        self, turn: int, words: str, endpointer: Endpointer, call: SkillCall | None = None, reply: str | None = None
+    ) -> None:
+        """Answer `words`, heard up to the endpointer's current pause (with a skill's ready `reply`, if `call` made
+        one); the question waits for it to be ready."""
         pause = endpointer.pauses
 
         def ready() -> None:
@@ -93,8 +100,8 @@ class EarlyAnswers:
             on_ready=ready,
         )
         endpointer.hold(pause)
-        done = asyncio.get_running_loop().run_in_executor(self._workers, answer.run, words)
-        self._early = Early(turn, words, Running(answer, done))
+        done = asyncio.get_running_loop().run_in_executor(self._workers, answer.run, words, reply)
+        self._early = Early(turn, words, Running(answer, done, call, reply))
         self._emit(AnswerStartedEarly(turn=turn, question=words))
 
     async def take(self, turn: int, heard: str) -> Running | None:
@@ -120,6 +127,7 @@ class EarlyAnswers:
             if done.cancelled() or done.exception() is not None or done.result().text:
                 memory.retract(early.question)  # it may have remembered something; an empty answer did not
 
-        early.running.done.add_done_callback(retract)
+        if early.running.call is None:  # NOTE: a skill's reply is remembered by its turn only, once it is heard
+            early.running.done.add_done_callback(retract)
         self._emit(AnswerDropped(turn=early.turn, question=early.question))
         return early.running.done

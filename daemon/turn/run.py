@@ -236,6 +236,10 @@ class Turn:
         p.emit(ThinkingStarted(turn=self.number, question=question.text))
         if self.entry is Stage.LISTEN and (early := await p.early.take(self.number, question.text)) is not None:
             self._running = early
+            if early.call is not None:
+                call, reply = early.call, early.reply or ""
+                args = dict(call.args)
+                p.emit(SkillCalled(turn=self.number, skill=call.skill, args=args, by="template", reply=reply))
             return early
         call, reply = await self._skill(question.text)
         answer = Answer(
@@ -307,8 +311,12 @@ class Turn:
         words = (await p.listener.words_so_far(u, pause)).strip()
         if not words or pause < 0 or u.speculated_pause != pause or self.stage is not Stage.LISTEN:
             return  # nothing heard, or the user went on meanwhile
-        if p.skills is not None and p.skills.route(words) is not None:
-            return  # a skill acts (starts a timer...): never before the question is over
+        if p.skills is not None and (call := p.skills.route(words)) is not None:
+            # NOTE: a reply that only answers ("It's ten past four.") is prepared now and sounds the moment the
+            # question is over; a skill that acts (starts a timer...) never acts before the question is over.
+            if (reply := p.skills.answer(call)) is not None and reply.text:
+                p.early.start(self.number, words, u.endpointer, call, reply.text)
+            return
         if p.choose_skill is not None:
             # NOTE: the tool call decides on the words at the pause too (it is remembered for the same words):
             # a question it leaves to the model is answered early as with templates alone.

@@ -116,7 +116,10 @@ class SentenceSplitter:
             if item and item.start() < match.start():
                 break
             if self._is_boundary(text, match.end(1)):
-                return self._take(match.end(1))
+                end = match.end(1)
+                # NOTE: a reply that comes whole (a skill's) is cut where the same words streamed would have been.
+                clause = _first_clause(text[:end]) if self._eager and self._emitted == 0 else 0
+                return self._take(clause or end)
         if item:
             return self._take(item.start()) if item.start() > 0 else self._drop(item.end())
         if "\n\n" in text:

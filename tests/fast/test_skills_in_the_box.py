@@ -21,6 +21,8 @@ from daemon.box.assembly import Assembly, assembled
 from daemon.box.audio import frames_of
 from daemon.config import Config, SkillsConfig, StateConfig
 from daemon.events import (
+    AnswerDropped,
+    AnswerKept,
     AnswerStartedEarly,
     EndJudged,
     Event,
@@ -243,7 +245,7 @@ def test_a_ring_is_a_turn_of_its_own_that_a_stop_ends(box: AssembledBox, voice: 
     assert keeper.state is State.IDLE and keeper.last_answer == ""  # a ring is not an answer to repeat
 
 
-def test_a_spoken_skill_request_ends_sooner_and_is_never_answered_early(
+def test_a_spoken_sum_ends_sooner_and_its_reply_is_ready_before_the_question_is_over(
     stand_ins: Engines, recogniser: ScriptedRecogniser, model: ScriptedModel, tmp_path: Path
 ) -> None:
     recogniser.will_hear("what is 17 times 23")
@@ -256,10 +258,28 @@ def test_a_spoken_skill_request_ends_sooner_and_is_never_answered_early(
     assert [e.complete for e in of(box.events, EndJudged)] == [True]  # a whole command...
     ended = of(box.events, ListeningEnded)[0]
     assert ended.reason == "silence" and ended.after_last_voice_s < QUICK.trailing_silence_s  # ...ends sooner
-    assert of(box.events, AnswerStartedEarly) == []  # a skill acts only once the question is over
+    # A reply that only answers is prepared at the pause, silent until the question is over, then kept.
+    assert [e.question for e in of(box.events, AnswerStartedEarly)] == ["what is 17 times 23"]
+    assert of(box.events, AnswerKept) and not of(box.events, AnswerDropped)
     assert skill_calls(box.events) == [("calculate", {"value": 391.0}, "template", "That's 391.")]
     assert [(e.spoken, e.interrupted) for e in of(box.events, SpeakingFinished)] == [("That's 391.", False)]
     assert model.asked == [] and model.prefilled  # the words went into the cache, the answer never to the model
+
+
+def test_a_spoken_skill_request_that_acts_is_never_begun_before_the_question_is_over(
+    stand_ins: Engines, recogniser: ScriptedRecogniser, model: ScriptedModel, tmp_path: Path
+) -> None:
+    recogniser.will_hear("set a timer for ten minutes")
+    box = AssembledBox(box_config(tmp_path), stand_ins, tmp_path)
+    mic = ScriptedMic(speed=SPEED)
+    mic.say(silence(0.3))
+    mic.say(wake_marker())
+    mic.say(voice(6))
+    box.hear_one_turn(mic)
+    assert of(box.events, AnswerStartedEarly) == []  # a skill that acts does so only once the question is over
+    assert [(c[0], c[1]["seconds"]) for c in skill_calls(box.events)] == [("timer_start", 600)]
+    skills = box.parts.skills
+    assert skills is not None and len(skills.reminders.timers()) == 1  # set once
 
 
 def test_ask_with_no_box_running_answers_through_the_same_assembly(stand_ins: Engines, tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ def test_a_spoken_home_command_is_carried_out_and_its_reply_spoken(
     (turn,) = report["turns"]
     assert "kitchen light" in turn["transcript"].lower(), turn["transcript"]
     assert fresh_home.state("light.kitchen_lights") == "off"
-    answer = read_audio_file(tmp_path / "home" / "home-answer0.wav")
+    answer = read_audio_file(tmp_path / "home" / "reply0.wav")
     assert len(answer) > 0.5 * AUDIO_RATE_HZ and np.abs(answer).max() > 1000
     stream = engines.stt.stream()
     feed(stream, answer)

@@ -90,3 +90,11 @@ def test_a_lower_case_sentence_after_a_long_word_starts_a_new_sentence() -> None
 
 def test_a_short_word_with_a_period_before_lower_case_may_be_an_abbreviation() -> None:
     assert split("See vol. two of it. Done.", eager_first=False) == ["See vol. two of it.", "Done."]
+
+
+def test_a_reply_that_comes_whole_is_cut_where_the_same_words_streamed_would_be() -> None:
+    reply = "I don't know the time: nothing has set my clock since I was switched on. Tell me."
+    splitter = SentenceSplitter()
+    assert splitter.feed(reply) == ["I don't know the time:", "nothing has set my clock since I was switched on."]
+    assert splitter.flush() == "Tell me."
+    assert SentenceSplitter().feed("It's 4:05 am. Yes.") == ["It's 4:05 am."]  # no clause to cut off
