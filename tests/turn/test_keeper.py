@@ -323,7 +323,7 @@ def test_later_sentences_are_synthesized_just_in_time(engines: Engines, tmp_path
     # NOTE: a ready reply, so only the voice's scheduling is measured: on a busy machine the 1.5B brain may decode
     # slower than the voice speaks, and the silence that leaves is the model's, not the synthesis's.
     history = (
-        "Paris began as a small fishing village on an island in the Seine, more than two thousand years ago. "
+        "Paris began as a small fishing village on an island in the Seine more than two thousand years ago. "
         "The Romans built a town there, with baths, a forum and an arena, and called it Lutetia. "
         "In the Middle Ages it became the largest city of Europe, with a great cathedral and a university."
     )
