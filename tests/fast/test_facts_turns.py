@@ -16,12 +16,9 @@ from daemon.events import AnswerStartedEarly, SkillCalled, SpeakingFinished
 from daemon.ports import Engines, Exchange
 from daemon.skills import clock
 from daemon.skills.honest import UNSET_CLOCK
-from tests import inprocess
-from tests.fast.script import SPEED
-from tests.fast.test_skills_in_the_box import AssembledBox, box_config
+from tests.fast.test_skills_in_the_box import AssembledBox, box_config, spoken_turn
 from tests.harness import names, of
-from tests.inprocess import ScriptedModel, ScriptedRecogniser, ToneVoice, silence, wake_marker
-from tests.mic import ScriptedMic
+from tests.inprocess import ScriptedModel, ScriptedRecogniser, ToneVoice
 
 NOW = datetime.datetime(2026, 12, 1, 12, 0).timestamp()
 """The box's clock in these tests: local noon on 1 December 2026, 24 days before Christmas."""
@@ -95,13 +92,7 @@ def test_the_calendar_is_honest_when_nothing_vouches_for_the_clock(
 def test_a_spoken_spelling_request_is_heard_answered_and_said(
     stand_ins: Engines, recogniser: ScriptedRecogniser, model: ScriptedModel, voice: ToneVoice, tmp_path: Path
 ) -> None:
-    recogniser.will_hear("how do you spell necessary")
-    box = AssembledBox(box_config(tmp_path), stand_ins, tmp_path)
-    mic = ScriptedMic(speed=SPEED)
-    mic.say(silence(0.3))
-    mic.say(wake_marker())
-    mic.say(inprocess.voice(5))  # five words of the stand-ins' voice
-    box.hear_one_turn(mic)
+    box = spoken_turn(stand_ins, recogniser, tmp_path, "how do you spell necessary", 5)
     reply = "Necessary is spelled N, E, C, E, S, S, A, R, Y."
     assert [(e.skill, e.by, e.reply) for e in of(box.events, SkillCalled)] == [("spell", "template", reply)]
     # It only answers: its reply was ready at the pause, and sounds once the question is over.

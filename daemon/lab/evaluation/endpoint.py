@@ -100,8 +100,8 @@ def wait_at(pause: Pause, config: ListenConfig, answer_s: float = 0.0) -> float:
     """How long the box waits at this pause under `config` (the judgement applies once it has arrived).
 
     `answer_s`: a pause judged finished starts the answer at once, and ends when it is ready to sound, this long
-    after the judgement (0: at once); never later than the unclear pause's wait. A command is never answered early:
-    it ends at the judgement.
+    after the judgement (0: at once); never later than the unclear pause's wait. A command ends at the judgement
+    (a reply prepared early, for a skill that only answers, is ready within the short synthesis of its first clause).
     """
     ready = JUDGE_AFTER_S + pause.judge_s
     if not config.predict_end or pause.judged is None:
