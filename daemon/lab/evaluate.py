@@ -120,6 +120,8 @@ ENDPOINT_RULES: Final = {
 """Endpoint rules compared: finished / unclear / unfinished waits for the judged ones, and how long after the
 judgement an answer begun at a finished pause is ready to sound (`talkbox bench` on the development machine: ~0.5 s
 from the answer's start to its first chunk; a board is slower, and so waits longer)."""
+DEFAULT_RULE: Final = "judged: 0.3 / 1.0 / 1.5 s, answer ready (default)"
+"""The box's own rule."""
 
 
 def run_eval_endpoint(config: Config, quick: bool, say: Callable[[str], None] = print) -> dict[str, Any]:
@@ -127,7 +129,7 @@ def run_eval_endpoint(config: Config, quick: bool, say: Callable[[str], None] = 
     import statistics
 
     from daemon.engines.load import load_llm
-    from daemon.lab.evaluation.endpoint import score, walk
+    from daemon.lab.evaluation.endpoint import score, unclosed_walk, walk
     from daemon.skills import intents
 
     stt, vad, llm = load_stt(config), load_vad(config), load_llm(config)
@@ -152,6 +154,12 @@ def run_eval_endpoint(config: Config, quick: bool, say: Callable[[str], None] = 
     rules = {
         name: {c.name: score([w for w in walks if w.said.condition == c.name], rule, answer_s) for c in conditions}
         for name, (rule, answer_s) in ENDPOINT_RULES.items()
+    }
+    # NOTE: the default once more on the same pauses, judged as before closed commands ended at once.
+    unclosed = [unclosed_walk(w, stt.punctuates) for w in walks]
+    rule, answer_s = ENDPOINT_RULES[DEFAULT_RULE]
+    rules[f"{DEFAULT_RULE}, short commands wait"] = {
+        c.name: score([w for w in unclosed if w.said.condition == c.name], rule, answer_s) for c in conditions
     }
     return {
         "rules": rules,

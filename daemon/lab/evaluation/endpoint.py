@@ -96,6 +96,15 @@ def walk(
     return Walk(said, tuple(pauses))
 
 
+def unclosed_walk(w: Walk, punctuated: bool) -> Walk:
+    """The same pauses judged as if no command were closed (a short one always waited the unclear pause)."""
+    pauses = tuple(
+        replace(p, judged=judge(p.text, p.p_end, p.command, punctuated) if p.text.strip() else None, closed=False)
+        for p in w.pauses
+    )
+    return Walk(w.said, pauses)
+
+
 def wait_at(pause: Pause, config: ListenConfig, answer_s: float = 0.0) -> float:
     """How long the box waits at this pause under `config` (the judgement applies once it has arrived).
 
@@ -144,12 +153,15 @@ def score(walks: Sequence[Walk], config: ListenConfig, answer_s: float = 0.0) ->
 
 
 def table(report: dict[str, Any]) -> str:
-    """One line per rule and condition: cut-offs and delay, tune / held-out."""
-    lines = [f"{'rule':<52}{'condition':<12}{'cut off, tune / held-out':>26}{'end after last voice p50 / p90':>40}"]
+    """One line per rule and condition: cut-offs (those that lost words) and delay, tune / held-out."""
+    lines = [f"{'rule':<52}{'condition':<12}{'cut off (words lost)':>26}{'end after last voice p50 / p90':>40}"]
     for rule, conditions in report["rules"].items():
         for condition, halves in conditions.items():
             t, h = halves["tune"], halves["held-out"]
-            cut = f"{t['cut_off']}/{t['questions']} / {h['cut_off']}/{h['questions']}"
+            cut = (
+                f"{t['cut_off']}({t['cut_off_words_lost']})/{t['questions']} / "
+                f"{h['cut_off']}({h['cut_off_words_lost']})/{h['questions']}"
+            )
             delay = (
                 f"{t['end_after_last_voice_p50_s']:.2f}/{t['end_after_last_voice_p90_s']:.2f} / "
                 f"{h['end_after_last_voice_p50_s']:.2f}/{h['end_after_last_voice_p90_s']:.2f} s"

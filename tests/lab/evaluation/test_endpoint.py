@@ -9,7 +9,7 @@ import pytest
 
 from daemon.config import ListenConfig
 from daemon.lab.evaluation.corpus import QUESTIONS
-from daemon.lab.evaluation.endpoint import Pause, Walk, replay, wait_at
+from daemon.lab.evaluation.endpoint import Pause, Walk, replay, unclosed_walk, wait_at
 from daemon.lab.evaluation.hearing import SpokenQuestion
 from daemon.turn.listener import JUDGE_AFTER_S
 
@@ -45,3 +45,10 @@ def test_a_cut_off_loses_words_when_the_question_went_on_after_the_pause() -> No
     inner = replace(_pause(0.6, True), text="Set an alarm for 7.")
     last = replace(_pause(2.0, True), text="Set an alarm for 7 30.")
     assert replay(Walk(said, (inner, last)), RULE)[::2] == (True, True)
+
+
+def test_the_same_pauses_can_be_judged_as_if_no_command_were_closed() -> None:
+    said = SpokenQuestion(QUESTIONS[0], "voice", "pauses", np.zeros(16000, np.int16))
+    short = replace(_pause(2.0, True), text="What time is it?", command=True, closed=True)
+    (before,) = unclosed_walk(Walk(said, (short,)), punctuated=True).pauses
+    assert before.judged is None and not before.closed  # a short command waited the unclear pause
