@@ -237,9 +237,9 @@ class Turn:
         if self.entry is Stage.LISTEN and (early := await p.early.take(self.number, question.text)) is not None:
             self._running = early
             if early.call is not None:
-                call, reply = early.call, early.reply or ""
-                args = dict(call.args)
-                p.emit(SkillCalled(turn=self.number, skill=call.skill, args=args, by="template", reply=reply))
+                said = early.reply or ""
+                args: dict[str, object] = dict(early.call.args)
+                p.emit(SkillCalled(turn=self.number, skill=early.call.skill, args=args, by="template", reply=said))
             return early
         call, reply = await self._skill(question.text)
         answer = Answer(
