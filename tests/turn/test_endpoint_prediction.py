@@ -156,6 +156,8 @@ def test_a_closed_command_ends_at_once_however_short_or_unpunctuated() -> None:
     assert judge("What time is it?", 0.0, True) is None  # a short command, as far as the words go, may go on
     assert judge("What time is it?", 0.0, True, closed=True) is True
     assert judge("turn it up", 0.0, True, closed=True) is True  # Whisper's quick decode wrote no "."
+    assert judge("Louder.", 0.0, True, closed=True) is None  # one word often goes on ("... please")
+    assert judge("What time is", 0.0, True, closed=True) is None  # its last word says it goes on
     judge_words = make_judge(lambda text: 0.0, match, punctuated=True, closed=finished_command)
     assert judge_words("What time is it?") is True
     assert judge_words("Cancel the timer.") is None  # it may go on: the unclear pause's wait
