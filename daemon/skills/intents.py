@@ -143,8 +143,8 @@ GOES_ON_WITH: Final = (
 @functools.lru_cache(maxsize=256)
 def finished_command(text: str) -> bool:
     """True if `text` is, word for word, a command of the box's own that none of the usual ways of going on
-    (`GOES_ON_WITH`) would change: "what time is it", "louder", "never mind"; not "cancel the timer" (... "for the
-    eggs") nor "set an alarm for 7" (... "30")."""
+    (`GOES_ON_WITH`) would change: "what time is it", "turn it up", "never mind"; not "cancel the timer" (... "for
+    the eggs") nor "set an alarm for 7" (... "30")."""
     said = normalise(text)
     call = _match(said) if said and len(said.split()) <= MAX_WORDS else None
     if call is None or call.skill == "offline":

@@ -135,7 +135,7 @@ def judge(
     ended = punctuated and text.rstrip().endswith(("?", ".", "!"))
     if command:
         # NOTE: a whole command, but a short or unpunctuated one is often the start of a longer one ("what time is
-        # it ... in Tokyo", "louder ... please"): only a punctuated one of three words or more ends at once.
+        # it ... in Tokyo", "louder ... please"): only a punctuated one of `min_command_words` or more ends at once.
         # A recogniser that writes no punctuation (Vosk) leaves the length alone to tell.
         # A closed one is no start of a longer command, whatever its length or punctuation (Whisper's quick decode
         # leaves the "." off many a whole "turn it up"), unless its last word says it goes on ("what time is").
