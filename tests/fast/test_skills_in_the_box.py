@@ -276,6 +276,29 @@ def test_a_spoken_sum_ends_sooner_and_its_reply_is_ready_before_the_question_is_
     assert model.asked == [] and model.prefilled  # the words went into the cache, the answer never to the model
 
 
+def test_a_reply_prepared_for_words_the_user_then_went_on_from_is_dropped_and_the_conversation_kept(
+    stand_ins: Engines, recogniser: ScriptedRecogniser, tmp_path: Path
+) -> None:
+    box = AssembledBox(box_config(tmp_path), stand_ins, tmp_path)
+    assert box.ask("what is 17 times 23").answer == "That's 391."  # remembered, as a skill's reply is
+    recogniser.will_hear("what is 17 times 23 plus 5")
+    mic = ScriptedMic(speed=SPEED)
+    mic.say(silence(0.3))
+    mic.say(wake_marker())
+    mic.say(voice(5))  # "what is 17 times 23"
+    mic.say(silence(0.3))  # long enough to prepare its reply, too short to end the question
+    mic.say(voice(2))  # "plus 5"
+    box.hear_one_turn(mic)
+    assert [e.question for e in of(box.events, AnswerDropped)] == ["what is 17 times 23"]
+    assert [c[3] for c in skill_calls(box.events)] == ["That's 391.", "That's 396."]
+    assert [e.spoken for e in of(box.events, SpeakingFinished)] == ["That's 396."]  # the dropped one never sounded
+    # The same words asked before are still in the conversation: a dropped reply was never in it to take out.
+    assert [(x.question, x.answer) for x in stand_ins.memory.remembered()] == [
+        ("what is 17 times 23", "That's 391."),
+        ("what is 17 times 23 plus 5", "That's 396."),
+    ]
+
+
 def test_a_spoken_skill_request_that_acts_is_never_begun_before_the_question_is_over(
     stand_ins: Engines, recogniser: ScriptedRecogniser, model: ScriptedModel, tmp_path: Path
 ) -> None:
