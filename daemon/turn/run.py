@@ -237,9 +237,7 @@ class Turn:
         if self.entry is Stage.LISTEN and (early := await p.early.take(self.number, question.text)) is not None:
             self._running = early
             if early.call is not None:
-                said = early.reply or ""
-                args: dict[str, object] = dict(early.call.args)
-                p.emit(SkillCalled(turn=self.number, skill=early.call.skill, args=args, by="template", reply=said))
+                self._called(early.call, "template", early.reply or "")
             return early
         call, reply = await self._skill(question.text)
         answer = Answer(
@@ -301,8 +299,12 @@ class Turn:
             by, reply = "homeassistant", await p.skills.home.ask(question)
         else:
             reply = p.skills.run(call, last_answer=p.last_answer, forget=p.engines.memory.forget).text
-        p.emit(SkillCalled(turn=self.number, skill=call.skill, args=dict(call.args), by=by, reply=reply))
+        self._called(call, by, reply)
         return call, reply
+
+    def _called(self, call: SkillCall, by: str, reply: str) -> None:
+        """Say which skill made the reply (`by`: template, tool-call or homeassistant)."""
+        self._p.emit(SkillCalled(turn=self.number, skill=call.skill, args=dict(call.args), by=by, reply=reply))
 
     async def _start_early(self, u: Utterance) -> None:
         """Answer the words heard up to this pause, silently, unless a skill would act on them."""
