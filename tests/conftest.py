@@ -16,8 +16,10 @@ from daemon.box.wavfile import Int16Array
 from daemon.config import Config, LlmConfig, ModelsConfig, TtsConfig
 from daemon.ports import AUDIO_RATE_HZ, Engines
 
-# NOTE: set before llama.cpp starts OpenMP; the engine does the same, this only makes it explicit.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# NOTE: set before llama.cpp starts OpenMP (the default config's policy); the engine does the same, this only makes
+# it explicit for tests that import llama_cpp first.
+os.environ.pop("OMP_WAIT_POLICY", None)
+os.environ.setdefault("GOMP_SPINCOUNT", "10000")
 
 
 @pytest.fixture(autouse=True)

@@ -78,10 +78,12 @@ class LlmConfig:
     """Decode threads; 0 picks one fewer than the cores (at least 1) so STT/TTS keep a core."""
     batch_threads: Annotated[int, Field(ge=0, le=64)] = 0
     """Prompt-processing threads; 0 means all cores."""
+    every_core_when_free: bool = True
+    """Decode on every core while the recogniser and the voice rest (on 2 cores here: 14 instead of 7.7 tok/s)."""
     batch_tokens: Annotated[int, Field(ge=32, le=2048)] = 256
     """n_batch: tokens evaluated per prompt step."""
-    omp_wait_policy: Annotated[Text, one_of("PASSIVE", "ACTIVE")] = "PASSIVE"
-    """OpenMP wait policy: PASSIVE (threads sleep) or ACTIVE (threads spin)."""
+    omp_wait_policy: Annotated[Text, one_of("BRIEF", "PASSIVE", "ACTIVE")] = "BRIEF"
+    """OpenMP wait policy: BRIEF (idle threads spin microseconds, then sleep), PASSIVE (sleep) or ACTIVE (spin)."""
     temperature: Annotated[float, Field(ge=0.0, le=2.0)] = 0.3
     """Sampling temperature (0 is greedy)."""
     top_p: Annotated[float, Field(gt=0.0, le=1.0)] = 0.9

@@ -7,7 +7,6 @@ import concurrent.futures
 import functools
 import logging
 import os
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -18,6 +17,7 @@ import numpy as np
 
 from daemon.config import LlmConfig
 from daemon.engines.chat import ChatPrompt, check_room
+from daemon.engines.cores import CORES, DecodeThreads, configure_openmp
 from daemon.engines.history import Conversation, Message, referenced
 from daemon.errors import EngineError, ModelError
 from daemon.knowledge.lookup import Knowledge
@@ -36,17 +36,6 @@ def thread_counts(config: LlmConfig, cores: int | None = None) -> tuple[int, int
     decode = config.threads or max(1, cores - 1)
     batch = config.batch_threads or cores
     return decode, batch
-
-
-def configure_openmp(policy: str) -> None:
-    """Set OpenMP's wait policy; it only takes effect before llama.cpp's OpenMP runtime starts."""
-    current = os.environ.get("OMP_WAIT_POLICY")
-    if "llama_cpp" in sys.modules and current != policy:
-        _LOGGER.warning("OMP_WAIT_POLICY=%s requested after llama.cpp was loaded; it stays %s", policy, current)
-        return
-    # NOTE: with the default (spinning) policy, idle OpenMP threads burn the cores STT and TTS need:
-    # on a shared 2-core machine decode fell from ~77 to ~5-12 tok/s.
-    os.environ["OMP_WAIT_POLICY"] = policy
 
 
 @functools.cache
@@ -114,24 +103,40 @@ class LlamaModel:
             raise ModelError("llm-model-corrupt", f"llama.cpp could not load {model_path}: {err}") from err
         self.load_s = time.monotonic() - started
         self._chat = ChatPrompt(self._llm, model_path.name)
+        decode, batch = self._threads
+        every = max(os.cpu_count() or 1, decode) if config.every_core_when_free else decode
+        # NOTE: prompt evaluation too gives way while the recogniser works: on both cores beside it, 5 tokens of a
+        # prompt's tail took 0.29 s instead of ~0.1.
+        self._cores = DecodeThreads(
+            (decode, decode),
+            (every, batch),
+            lambda n, n_batch: llama_cpp.llama_set_n_threads(self._llm._ctx.ctx, n, n_batch),
+            CORES,
+        )
         # NOTE: the conversation has its own lock: it is read and changed without waiting for a generation.
         self.conversation = conversation if conversation is not None else Conversation()
         """What is remembered; the box's ConversationMemory."""
         self._lock = threading.Lock()  # the model: one generation at a time
         self._reader = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="llm-read")
+        # NOTE: every llama.cpp computation runs on this one thread: GNU OpenMP keeps a team of threads per calling
+        # thread and, with more of them than cores, hardly spins at its barriers: decoding on both cores fell from
+        # 14 to 10.5 tok/s once a second thread had evaluated a prompt.
+        self._compute = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="llm-compute")
         self._reading: concurrent.futures.Future[None] = concurrent.futures.Future()
         self._reading.set_result(None)
         self._knowledge = knowledge
+        self._judged: tuple[list[int], float] = ([], 0.0)
+        """The last words prefilled, to the turn's closing token, and their P(end)."""
         """Where a short passage for a question naming an encyclopedia article comes from (None: no passages)."""
         check_room(config, self._chat)
         self._stats = GenerationStats()
         _LOGGER.info(
-            "LLM %s loaded in %.2f s (n_ctx=%d, threads=%d/%d, OMP_WAIT_POLICY=%s)",
+            "LLM %s loaded in %.2f s (n_ctx=%d, threads=%d/%d, OpenMP wait %s)",
             model_path.name,
             self.load_s,
             config.context_tokens,
             *self._threads,
-            os.environ.get("OMP_WAIT_POLICY"),
+            config.omp_wait_policy,
         )
 
     @property
@@ -157,6 +162,7 @@ class LlamaModel:
     def close(self) -> None:
         """Free the model and its context (and close the encyclopedia)."""
         self._reader.shutdown(wait=True)
+        self._compute.shutdown(wait=True)
         with self._lock:
             self._llm.close()
             if self._knowledge is not None:
@@ -181,52 +187,65 @@ class LlamaModel:
             tokens = self._tokens([{"role": "system", "content": self._config.system_prompt}])
             if tokens:
                 self._llm.reset()  # type: ignore[no-untyped-call]
-                self._llm.eval(tokens)
+                self._eval(tokens)
 
     def prefill(self, question: str) -> float:
-        """Evaluate the prompt up to the end of `question` now (rolling back what changed); P(the turn ends here)."""
+        """Evaluate the prompt up to the end of `question` now (rolling back what changed); P(the turn ends here).
+
+        Words likely to end the turn have their answer's whole prompt read ahead, so that an answer starts at once.
+        """
         cfg = self._config
         question = " ".join(question.split())
         budget = cfg.context_tokens - cfg.max_answer_tokens
+        with self.conversation.lock:
+            messages, _ = self.conversation.fit(cfg.system_prompt, question, lambda m: len(self._tokens(m)), budget)
+        tokens = self._tokens(messages)
+        ends = [i for i, t in enumerate(tokens) if self._chat.is_eog(t)]
+        if not ends:
+            return 0.0
+        # NOTE: up to the token that closes the user's turn: the answer's prompt shares this prefix.
+        end, closing = ends[-1], tokens[ends[-1]]
+        words = tokens[:end]
+        judged = self._judged
+        if judged[0] == words:
+            # NOTE: the pause heard the words of the last partial: evaluating their last token again for P(end) would
+            # throw away the answer's prompt read ahead after them (and wait for it to be read).
+            return judged[1]
         with self._lock:
-            with self.conversation.lock:
-                messages, _ = self.conversation.fit(cfg.system_prompt, question, lambda m: len(self._tokens(m)), budget)
-            tokens = self._tokens(messages)
-            ends = [i for i, t in enumerate(tokens) if self._chat.is_eog(t)]
-            if not ends:
-                return 0.0
-            # NOTE: up to the token that closes the user's turn: the answer's prompt shares this prefix.
-            end, closing = ends[-1], tokens[ends[-1]]
+            if (judged := self._judged)[0] == words:  # the listener's prefill and the judge's, at once
+                return judged[1]
             cached = self._llm.input_ids[: self._llm.n_tokens].tolist()
-            common = next((i for i, (a, b) in enumerate(zip(cached, tokens[:end], strict=False)) if a != b), None)
+            common = next((i for i, (a, b) in enumerate(zip(cached, words, strict=False)) if a != b), None)
             common = min(len(cached), end) if common is None else common
             common = min(common, end - 1)  # the last token is evaluated again: its logits give the probability
             try:
                 self._llm.n_tokens = common  # eval() drops the cache after n_tokens: what the recogniser revised
-                self._llm.eval(tokens[common:end])
+                self._eval(words[common:])
                 logits = self._logits()
             except (RuntimeError, ValueError) as err:
                 raise EngineError("llm-generation-failed", f"the language model failed: {err}") from err
-        top = logits.max()
-        weights = np.exp(logits - top)
-        p_end = float(weights[closing] / weights.sum())
-        if self._knowledge is not None and p_end >= READ_AHEAD_P_END:
-            # NOTE: the passage for these words goes in next, while the user may still speak, but after the judge
-            # has its P(end): evaluating 50-80 passage tokens first held a 1.5B brain's judgement up by ~1 s.
-            self._reading = self._reader.submit(self._read_ahead, messages, question, budget, tokens[:end])
+            top = logits.max()
+            weights = np.exp(logits - top)
+            p_end = float(weights[closing] / weights.sum())
+            self._judged = (words, p_end)
+        if p_end >= READ_AHEAD_P_END:
+            # NOTE: the rest of the answer's prompt (a passage, the turn's closing tokens) goes in next, while the user
+            # may still speak, but after the judge has its P(end): evaluating 50-80 passage tokens first held a 1.5B
+            # brain's judgement up by ~1 s. Read at a pause, the closing tokens shared the cores with the recogniser's
+            # final pass (0.3 s of the answer's start).
+            self._reading = self._reader.submit(self._read_ahead, messages, question, budget, words)
         return p_end
 
     def _read_ahead(self, messages: list[Message], question: str, budget: int, prefilled: list[int]) -> None:
-        """Evaluate the passage for prefilled words after them, unless the model has moved on since."""
+        """Evaluate the answer's prompt after prefilled words, unless the model has moved on since."""
         with self._lock:
             if self._llm.input_ids[: self._llm.n_tokens].tolist() != prefilled:
                 return  # newer words, or an answer, came first
-            read, article = self._read(messages, question, budget)
-            if article:
-                try:
-                    self._evaluate_to_closing(read)
-                except (RuntimeError, ValueError) as err:  # the answer evaluates it again, and reports a failure
-                    _LOGGER.warning("reading the passage ahead failed: %s", err)
+            read, _ = self._read(messages, question, budget)
+            try:
+                self._evaluate_prompt(read)
+            except (RuntimeError, ValueError) as err:  # the answer evaluates it again, and reports a failure
+                _LOGGER.warning("reading the answer's prompt ahead failed: %s", err)
 
     def _read(self, messages: list[Message], question: str, budget: int) -> tuple[list[int], str]:
         """The prompt's tokens, with the encyclopedia's passage after the question when one is found and the prompt
@@ -238,15 +257,28 @@ class LlamaModel:
                 return tokens, passage.title
         return self._tokens(messages), ""
 
-    def _evaluate_to_closing(self, tokens: list[int]) -> None:
-        """Evaluate `tokens` up to the token that closes the user's turn, reusing the common cached prefix."""
-        end = max(i for i, t in enumerate(tokens) if self._chat.is_eog(t))
+    def _evaluate_prompt(self, tokens: list[int]) -> None:
+        """Evaluate `tokens`, reusing the common cached prefix."""
         cached = self._llm.input_ids[: self._llm.n_tokens].tolist()
-        common = next((i for i, (a, b) in enumerate(zip(cached, tokens[:end], strict=False)) if a != b), None)
-        common = min(len(cached), end) if common is None else common
-        if common < end:
+        common = next((i for i, (a, b) in enumerate(zip(cached, tokens, strict=False)) if a != b), None)
+        common = min(len(cached), len(tokens)) if common is None else common
+        if common < len(tokens):
             self._llm.n_tokens = common
-            self._llm.eval(tokens[common:end])
+            self._eval(tokens[common:])
+
+    def _eval(self, tokens: list[int]) -> None:
+        """Evaluate `tokens` after the cached ones, on the compute thread."""
+        self._cores.choose()
+        self._compute.submit(self._llm.eval, tokens).result()
+
+    def _stepped(self, generated: Iterator[int]) -> Iterator[int]:
+        """The tokens of a llama-cpp-python generation, each computed on the compute thread."""
+        while True:
+            try:
+                token = self._compute.submit(next, generated).result()
+            except StopIteration:
+                return
+            yield token
 
     def _logits(self) -> np.ndarray:
         import llama_cpp
@@ -266,7 +298,9 @@ class LlamaModel:
             tokens = self._tokens(messages)
             out: list[int] = []
             try:
-                for token in self._llm.generate(tokens, top_k=1, temp=0.0, repeat_penalty=1.0, grammar=compiled):
+                self._cores.choose()
+                generated = self._llm.generate(tokens, top_k=1, temp=0.0, repeat_penalty=1.0, grammar=compiled)
+                for token in self._stepped(generated):
                     if self._chat.is_eog(token) or len(out) >= max_tokens:
                         break
                     out.append(token)
@@ -313,13 +347,18 @@ class LlamaModel:
         answer: list[str] = []
         stops = StopFilter(self._chat.stops)
         started = time.monotonic()
-        first_at = 0.0
+        first_at = last_at = 0.0
         try:
-            for token in self._llm.generate(
+            self._cores.choose()
+            generated = self._llm.generate(
                 tokens, temp=cfg.temperature, top_p=cfg.top_p, top_k=40, min_p=0.05, repeat_penalty=cfg.repeat_penalty
-            ):
+            )
+            for token in self._stepped(generated):
+                now = time.monotonic()
                 if not first_at:
-                    first_at = time.monotonic()
+                    first_at = now
+                else:
+                    self._cores.took(now - last_at)
                 if cancel.is_set():
                     stats.cancelled = True
                     break
@@ -332,6 +371,8 @@ class LlamaModel:
                     yield text
                 if stopped or stats.answer_tokens >= cfg.max_answer_tokens:
                     break
+                self._cores.choose()  # the next token's threads: the recogniser or the voice may have started
+                last_at = time.monotonic()
             if not stats.cancelled and (tail := stops.flush()):
                 answer.append(tail)
                 yield tail

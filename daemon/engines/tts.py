@@ -15,6 +15,7 @@ from typing import Any, Final
 import numpy as np
 
 from daemon.config import TtsConfig
+from daemon.engines.cores import CORES
 from daemon.errors import ModelError
 
 _LOGGER = logging.getLogger(__name__)
@@ -159,7 +160,8 @@ class PiperTextToSpeech:
         from piper import AudioChunk
 
         ids = self._voice.phonemes_to_ids(phonemes)
-        audio = np.asarray(self._voice.phoneme_ids_to_audio(ids, syn), dtype=np.float32)
+        with CORES.working():
+            audio = np.asarray(self._voice.phoneme_ids_to_audio(ids, syn), dtype=np.float32)
         if syn.normalize_audio:
             peak = float(np.max(np.abs(audio))) if audio.size else 0.0
             audio = audio / peak if peak >= 1e-8 else np.zeros_like(audio)

@@ -12,6 +12,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from daemon.engines.cores import CORES
 from daemon.errors import EngineError, ModelError
 from daemon.ports import AUDIO_RATE_HZ, SpeechStream, Transcript, Word
 
@@ -120,7 +121,7 @@ class WhisperRecogniser:
         audio = np.frombuffer(pcm, np.int16).astype(np.float32) / 32768.0  # Whisper takes -1..1, never raw int16
         seconds = len(audio) / AUDIO_RATE_HZ
         try:
-            with self._lock:
+            with self._lock, CORES.working():
                 features = self._features(audio)
                 frames = min(MAX_FRAMES, (math.ceil(features.shape[1] / FRAMES_PER_S) + 1) * FRAMES_PER_S)
                 window = np.zeros((features.shape[0], frames), np.float32)

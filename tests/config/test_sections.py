@@ -31,7 +31,7 @@ def test_values_are_read_and_ints_accepted_for_floats() -> None:
         ("[llm]\ncontext_tokens = 1000\n", ["llm.context_tokens", "1000", "multiple of 256"]),
         ('[llm]\ncontext_tokens = "big"\n', ["llm.context_tokens", "'big'", "int"]),
         ("[llm]\nthreads = true\n", ["llm.threads", "True", "int"]),
-        ('[llm]\nomp_wait_policy = "SPIN"\n', ["llm.omp_wait_policy", "PASSIVE or ACTIVE"]),
+        ('[llm]\nomp_wait_policy = "SPIN"\n', ["llm.omp_wait_policy", "BRIEF, PASSIVE or ACTIVE"]),
         ("[llm]\ncontxt_tokens = 2048\n", ["llm.contxt_tokens", "context_tokens"]),
         ("[speaker]\nvolume = 1\n", ["[speaker]", "llm"]),
         ("[tts]\nvolume = 9.0\n", ["tts.volume", "9.0", "0.1..2.0"]),

@@ -9,7 +9,7 @@ import pytest
 
 from daemon.config import LlmConfig
 from daemon.engines.chat import check_room_of
-from daemon.engines.llm import LlamaModel
+from daemon.engines.llm import READ_AHEAD_P_END, LlamaModel
 from daemon.errors import ConfigError
 from daemon.modelstore.gguf import read_header
 from daemon.modelstore.manifest import load_manifest, verify
@@ -44,6 +44,22 @@ def test_system_prompt_is_pre_evaluated(llm) -> None:  # type: ignore[no-untyped
     llm.warm_up()
     "".join(llm.respond("Hello!"))
     assert llm.stats.evaluated_tokens < llm.stats.prompt_tokens // 2
+
+
+def test_words_likely_to_end_the_turn_have_their_answer_read_ahead(llm) -> None:  # type: ignore[no-untyped-def]
+    llm.conversation.forget()
+    llm.warm_up()
+    p_end = llm.prefill("What is the largest ocean?")
+    assert p_end >= READ_AHEAD_P_END
+    assert llm.prefill("What is the largest ocean?") == p_end  # the pause heard the last partial's words: known
+    answer = "".join(llm.respond("What is the largest ocean?"))
+    assert "Pacific" in answer
+    assert llm.stats.evaluated_tokens == 1  # nothing left to read: the first word was sampled at once
+    llm.conversation.forget()
+    llm.prefill("What is the")  # words that go on: nothing is read ahead of them
+    "".join(llm.respond("What is the largest ocean?"))
+    assert llm.stats.evaluated_tokens > 5  # the rest of the question, and the turn's closing tokens
+    llm.conversation.forget()
 
 
 def test_cancel_stops_within_one_token(llm) -> None:  # type: ignore[no-untyped-def]
