@@ -9,7 +9,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Final
 
@@ -25,6 +25,8 @@ from daemon.ports import FittedQuestion, GenerationStats
 
 _LOGGER = logging.getLogger(__name__)
 
+READ_AHEAD_PIECE_TOKENS: Final = 8
+"""The answer's prompt is read ahead in pieces this long, giving way between them to newer words (~0.2 s here)."""
 READ_AHEAD_P_END: Final = 0.3
 """Words the model gives at least this chance of ending the turn have their passage read ahead of the answer (words
 that go on would hold the next judgement up with a passage nobody needs)."""
@@ -125,6 +127,9 @@ class LlamaModel:
         self._reading: concurrent.futures.Future[None] = concurrent.futures.Future()
         self._reading.set_result(None)
         self._knowledge = knowledge
+        self._waiting_lock = threading.Lock()
+        self._waiting = 0
+        """Prefills waiting for the model: a prompt read ahead gives way to them."""
         self._judged: tuple[list[int], float] = ([], 0.0)
         """The last words prefilled, to the turn's closing token, and their P(end)."""
         """Where a short passage for a question naming an encyclopedia article comes from (None: no passages)."""
@@ -211,7 +216,11 @@ class LlamaModel:
             # NOTE: the pause heard the words of the last partial: evaluating their last token again for P(end) would
             # throw away the answer's prompt read ahead after them (and wait for it to be read).
             return judged[1]
+        with self._waiting_lock:
+            self._waiting += 1  # a read-ahead gives way
         with self._lock:
+            with self._waiting_lock:
+                self._waiting -= 1
             if (judged := self._judged)[0] == words:  # the listener's prefill and the judge's, at once
                 return judged[1]
             cached = self._llm.input_ids[: self._llm.n_tokens].tolist()
@@ -243,7 +252,7 @@ class LlamaModel:
                 return  # newer words, or an answer, came first
             read, _ = self._read(messages, question, budget)
             try:
-                self._evaluate_prompt(read)
+                self._evaluate_prompt(read, give_way=lambda: self._waiting > 0)
             except (RuntimeError, ValueError) as err:  # the answer evaluates it again, and reports a failure
                 _LOGGER.warning("reading the answer's prompt ahead failed: %s", err)
 
@@ -257,14 +266,16 @@ class LlamaModel:
                 return tokens, passage.title
         return self._tokens(messages), ""
 
-    def _evaluate_prompt(self, tokens: list[int]) -> None:
-        """Evaluate `tokens`, reusing the common cached prefix."""
+    def _evaluate_prompt(self, tokens: list[int], give_way: Callable[[], bool] | None = None) -> None:
+        """Evaluate `tokens`, reusing the common cached prefix; in pieces, stopping when `give_way` says so."""
         cached = self._llm.input_ids[: self._llm.n_tokens].tolist()
         common = next((i for i, (a, b) in enumerate(zip(cached, tokens, strict=False)) if a != b), None)
         common = min(len(cached), len(tokens)) if common is None else common
-        if common < len(tokens):
-            self._llm.n_tokens = common
-            self._eval(tokens[common:])
+        self._llm.n_tokens = common
+        for start in range(common, len(tokens), READ_AHEAD_PIECE_TOKENS):
+            if give_way is not None and give_way():
+                return
+            self._eval(tokens[start : start + READ_AHEAD_PIECE_TOKENS])
 
     def _eval(self, tokens: list[int]) -> None:
         """Evaluate `tokens` after the cached ones, on the compute thread."""

@@ -43,6 +43,15 @@ class AnswerResult:
     interrupted: bool
 
 
+def first_sentence(reply: str) -> str:
+    """What the voice says first of a whole reply, as an answer speaks it ("" for nothing to say)."""
+    splitter = SentenceSplitter()
+    for sentence in [*splitter.feed(reply), splitter.flush()]:
+        if spoken := speakable(sentence):
+            return spoken
+    return ""
+
+
 class Answer:
     """Answers one question, spoken or as text only; `cancel()` from any thread stops generation and sound."""
 

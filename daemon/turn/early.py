@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from daemon.events import AnswerDropped, AnswerKept, AnswerStartedEarly, Event
 from daemon.ports import AudioSink, Engines
 from daemon.skills.intents import SkillCall
-from daemon.turn.answer import Answer, AnswerResult
+from daemon.skills.skills import Skills
+from daemon.turn.answer import Answer, AnswerResult, first_sentence
 from daemon.turn.completeness import words_of
 from daemon.turn.endpoint import Endpointer
 from daemon.turn.ringing import Ring
@@ -65,15 +66,33 @@ class EarlyAnswers:
         clock: Callable[[], float],
         workers: concurrent.futures.Executor,
         voices: concurrent.futures.Executor,
+        skills: Skills | None = None,
     ) -> None:
         self._e, self._sink, self._emit, self._call, self._clock = engines, sink, emit, call, clock
-        self._workers, self._voices = workers, voices
+        self._workers, self._voices, self._skills = workers, voices, skills
         self._early: Early | None = None
+        self._prepared = ""
 
     @property
     def running(self) -> bool:
         """True while an early answer waits to be kept or dropped."""
         return self._early is not None
+
+    def prepare(self, words: str) -> None:
+        """Have the voice say the first sentence of the reply to `words` ahead, off the loop, when they are a request
+        that only answers: a reply prepared at the pause then sounds at once (the voice keeps short sentences)."""
+        if self._skills is not None and words.strip():
+            self._workers.submit(self._prepare, self._skills, words)
+
+    def _prepare(self, skills: Skills, words: str) -> None:
+        # NOTE: the words of a partial are mostly the words at the pause: "It's ten past four." took 0.2 s of
+        # synthesis after the pause, the whole wait of a closed "what time is it" beyond the pause itself.
+        call = skills.route(words)
+        reply = skills.answer(call) if call is not None else None
+        sentence = first_sentence(reply.text) if reply is not None else ""
+        if sentence and sentence != self._prepared:
+            self._prepared = sentence
+            self._voices.submit(lambda: sum(len(chunk) for chunk in self._e.tts.synthesize(sentence)))
 
     def start(
         self, turn: int, words: str, endpointer: Endpointer, call: SkillCall | None = None, reply: str | None = None

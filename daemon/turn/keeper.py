@@ -99,6 +99,9 @@ class TurnKeeper:
         self.skills = skills
         self._ring_s = ring_s
         route, finished = (skills.route, skills.finished) if skills is not None else (None, None)
+        self._workers = concurrent.futures.ThreadPoolExecutor(ANSWER_WORKERS, thread_name_prefix="answer")
+        self._voices = concurrent.futures.ThreadPoolExecutor(VOICE_WORKERS, thread_name_prefix="voice")
+        early = EarlyAnswers(engines, sink, self.emit, self.call, clock, self._workers, self._voices, skills)
         self.listener = Listener(
             engines,
             config,
@@ -108,10 +111,8 @@ class TurnKeeper:
             heartbeat=heartbeat,
             clock=clock,
             judge=make_judge(engines.llm.prefill, route, engines.stt.punctuates, closed=finished),
+            on_partial=early.prepare,
         )
-        self._workers = concurrent.futures.ThreadPoolExecutor(ANSWER_WORKERS, thread_name_prefix="answer")
-        self._voices = concurrent.futures.ThreadPoolExecutor(VOICE_WORKERS, thread_name_prefix="voice")
-        early = EarlyAnswers(engines, sink, self.emit, self.call, clock, self._workers, self._voices)
         self._parts = TurnParts(
             engines, sink, self.emit, clock, self.listener, early, self._workers, self._voices,
             skills=skills, choose_skill=choose_skill, chime=config.chime,

@@ -65,9 +65,12 @@ class Listener:
         heartbeat: Callable[[], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
         judge: Callable[[str], bool | None] | None = None,
+        on_partial: Callable[[str], None] | None = None,
     ) -> None:
         self._e, self._cfg, self._emit, self._clock = engines, config, emit, clock
         self._judge = judge if config.predict_end else None
+        self._on_partial = on_partial
+        """Told the words of each partial transcript, on the loop (a skill's reply is prepared from them)."""
         self._prefill = engines.llm.prefill if config.prefill else None
         self._speculates = config.speculate
         self._prefilling = False  # one at a time: a partial that arrives meanwhile waits for the next
@@ -341,5 +344,7 @@ class Listener:
             if not f.cancelled() and f.exception() is None and (text := f.result()) is not None:
                 self._emit(PartialTranscript(turn=u.turn, text=text))
                 self._prefill_words(text)
+                if self._on_partial is not None:
+                    self._on_partial(text)
 
         future.add_done_callback(partial)

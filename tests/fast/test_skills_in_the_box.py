@@ -276,6 +276,56 @@ def test_a_spoken_sum_ends_sooner_and_its_reply_is_ready_before_the_question_is_
     assert model.asked == [] and model.prefilled  # the words went into the cache, the answer never to the model
 
 
+class HeardVoice(ToneVoice):
+    """The stand-in voice, noting which events the box had published when it was asked to say each text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.events: list[Event] = []
+        self.when: list[tuple[str, list[str]]] = []
+
+    def synthesize(self, text: str) -> Iterator[bytes]:
+        """One tone, noted."""
+        self.when.append((text, names(self.events)))
+        return super().synthesize(text)
+
+
+def heard_turn(model: ScriptedModel, recogniser: ScriptedRecogniser, tmp_path: Path, heard: str) -> HeardVoice:
+    """One spoken turn heard as `heard`, through the assembly, with a voice that notes when it was asked."""
+    noted = HeardVoice()
+    box = AssembledBox(box_config(tmp_path), stand_in_engines(model, recogniser, noted), tmp_path)
+    noted.events = box.events
+    recogniser.will_hear(heard)
+    mic = ScriptedMic(speed=SPEED)
+    mic.say(silence(0.3))
+    mic.say(wake_marker())
+    mic.say(voice(len(heard.split())))
+    box.hear_one_turn(mic)
+    return noted
+
+
+def test_a_reply_that_only_answers_is_voiced_from_the_words_heard_before_the_pause(
+    model: ScriptedModel, recogniser: ScriptedRecogniser, tmp_path: Path
+) -> None:
+    noted = heard_turn(model, recogniser, tmp_path, "what is 17 times 23")
+    assert [text for text, _ in noted.when] == ["That's 391.", "That's 391."]  # ahead; then for the reply
+    before = noted.when[0][1]
+    assert "SpeechStarted" in before and "EndJudged" not in before  # before the pause was judged
+    assert skill_calls(noted.events) == [("calculate", {"value": 391.0}, "template", "That's 391.")]
+    assert [e.spoken for e in of(noted.events, SpeakingFinished)] == ["That's 391."]
+
+
+def test_nothing_is_voiced_ahead_for_words_a_skill_would_act_on_or_the_model_answer(
+    model: ScriptedModel, recogniser: ScriptedRecogniser, tmp_path: Path
+) -> None:
+    for heard in ("set a timer for ten minutes", QUESTION):
+        (place := tmp_path / heard.split()[0]).mkdir()
+        noted = heard_turn(model, recogniser, place, heard)
+        said = [text for text, _ in noted.when]
+        assert said and len(set(said)) == len(said)  # each sentence voiced once: nothing ahead from a partial
+    assert model.asked == [QUESTION]
+
+
 def test_a_reply_prepared_for_words_the_user_then_went_on_from_is_dropped_and_the_conversation_kept(
     stand_ins: Engines, recogniser: ScriptedRecogniser, tmp_path: Path
 ) -> None:
