@@ -226,9 +226,15 @@ class Listener:
 
         return await self._loop.run_in_executor(self._stt_pool, work)
 
-    async def transcript(self, u: Utterance) -> Transcript:
-        """The utterance's final transcript, after all of its audio (on the STT thread, in order)."""
+    async def transcript(self, u: Utterance, settled: Callable[[str], bool] | None = None) -> Transcript:
+        """The utterance's final transcript, after all of its audio (on the STT thread, in order); or the words
+        judged finished at the pause it ended in, when `settled` says hearing them again could change nothing."""
         assert self._loop is not None and self._stt_pool is not None
+        judged = u.judged
+        at_end = judged is not None and judged[0] == u.endpointer.pauses and bool(u.endpointer.judgement)
+        if settled is not None and judged is not None and at_end and judged[1].strip() and settled(judged[1]):
+            # NOTE: the final pass, begun at the pause, still runs: the next utterance's audio waits for it.
+            return Transcript(judged[1])
         # NOTE: when nothing was said after the last pause, its final pass (made while the pause went on) is the
         # transcript: the stream returns it without decoding again.
         return await self._loop.run_in_executor(self._stt_pool, u.stream.finish)

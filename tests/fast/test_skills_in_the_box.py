@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import dataclasses
 import re
 import threading
 import time
@@ -31,11 +32,13 @@ from daemon.events import (
     Ringing,
     SkillCalled,
     SpeakingFinished,
+    SpeakingStarted,
+    TranscriptReady,
     Trigger,
     TurnEnded,
     TurnStarted,
 )
-from daemon.ports import Engines
+from daemon.ports import Engines, SpeechStream, Transcript
 from daemon.skills import clock
 from daemon.skills.skills import UNSET_CLOCK
 from daemon.turn.keeper import State, TurnKeeper
@@ -324,6 +327,91 @@ def test_nothing_is_voiced_ahead_for_words_a_skill_would_act_on_or_the_model_ans
         said = [text for text, _ in noted.when]
         assert said and len(set(said)) == len(said)  # each sentence voiced once: nothing ahead from a partial
     assert model.asked == [QUESTION]
+
+
+class SlowSecondHearing:
+    """The stand-in recogniser, whose final pass hears `final` and takes until the box speaks (or `wait_s`)."""
+
+    def __init__(self, recogniser: ScriptedRecogniser, final: str, spoken: Callable[[], bool], wait_s: float) -> None:
+        self._recogniser, self._final, self._spoken, self._wait_s = recogniser, final, spoken, wait_s
+        self.spoken_before_final_pass: list[bool] = []
+        """For each final pass, whether the box had spoken before it was over."""
+
+    @property
+    def engine(self) -> str:
+        """A name that says it is no recogniser."""
+        return "scripted, slow final pass"
+
+    @property
+    def punctuates(self) -> bool:
+        """As the stand-in."""
+        return self._recogniser.punctuates
+
+    def stream(self) -> SpeechStream:
+        """Start an utterance."""
+        return _SlowStream(self, self._recogniser.stream())
+
+    def final_pass(self) -> Transcript:
+        """Hear everything again: slowly."""
+        deadline = time.monotonic() + self._wait_s
+        while not self._spoken() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        self.spoken_before_final_pass.append(self._spoken())
+        return Transcript(self._final)
+
+    def close(self) -> None:
+        """Nothing to free."""
+
+
+class _SlowStream:
+    def __init__(self, hearing: SlowSecondHearing, quick: SpeechStream) -> None:
+        self._hearing, self._quick = hearing, quick
+
+    def feed(self, pcm: bytes) -> str | None:
+        return self._quick.feed(pcm)
+
+    def settle(self, final: bool = False) -> str:
+        return self._hearing.final_pass().text if final else self._quick.settle()
+
+    def finish(self) -> Transcript:
+        return self._hearing.final_pass()
+
+
+def slow_final_pass_turn(
+    model: ScriptedModel, recogniser: ScriptedRecogniser, tmp_path: Path, quick: str, final: str
+) -> tuple[AssembledBox, SlowSecondHearing]:
+    """One spoken turn heard as `quick` at its pause and as `final` by a final pass that takes until the box speaks."""
+    events: list[Event] = []
+    hearing = SlowSecondHearing(recogniser, final, lambda: bool(of(events, SpeakingStarted)), wait_s=1.0)
+    engines = dataclasses.replace(stand_in_engines(model, recogniser, ToneVoice()), stt=hearing)
+    box = AssembledBox(box_config(tmp_path), engines, tmp_path)
+    events = box.events
+    recogniser.will_hear(quick)
+    mic = ScriptedMic(speed=SPEED)
+    mic.say(silence(0.3))
+    mic.say(wake_marker())
+    mic.say(voice(len(quick.split())))
+    box.hear_one_turn(mic)
+    return box, hearing
+
+
+def test_a_closed_command_with_nothing_to_fill_in_is_answered_without_waiting_for_the_final_pass(
+    model: ScriptedModel, recogniser: ScriptedRecogniser, tmp_path: Path
+) -> None:
+    box, hearing = slow_final_pass_turn(model, recogniser, tmp_path, "what day is it", "what day is it")
+    assert [e.text for e in of(box.events, TranscriptReady)] == ["what day is it"]
+    assert [c[0] for c in skill_calls(box.events)] == ["day"]
+    assert hearing.spoken_before_final_pass and hearing.spoken_before_final_pass[0]
+
+
+def test_a_command_with_a_slot_waits_for_the_final_pass_and_follows_it(
+    model: ScriptedModel, recogniser: ScriptedRecogniser, tmp_path: Path
+) -> None:
+    box, hearing = slow_final_pass_turn(model, recogniser, tmp_path, "what is 17 times 23", "what is 17 times 24")
+    assert [e.text for e in of(box.events, TranscriptReady)] == ["what is 17 times 24"]  # heard better
+    assert skill_calls(box.events) == [("calculate", {"value": 408.0}, "template", "That's 408.")]
+    assert [e.spoken for e in of(box.events, SpeakingFinished)] == ["That's 408."]
+    assert hearing.spoken_before_final_pass and not hearing.spoken_before_final_pass[0]
 
 
 def test_a_reply_prepared_for_words_the_user_then_went_on_from_is_dropped_and_the_conversation_kept(
