@@ -310,11 +310,12 @@ class Board:
 
 
 BOARDS: Final = {
-    "pi4": Board(decode_tok_s=6.0, prompt_tok_s=18.0, tts_rtf=0.40, final_transcript_s=0.15),
+    "pi4": Board(decode_tok_s=4.0, prompt_tok_s=12.0, tts_rtf=0.40, final_transcript_s=0.15),
     "pi5": Board(decode_tok_s=10.0, prompt_tok_s=30.0, tts_rtf=0.11, final_transcript_s=0.15),
 }
-"""Decode as published (Qwen2.5 0.5B / 1.5B Q4_K_M), prompt evaluation assumed 3x decode, Piper lessac-low's
-real-time factor, Vosk's final result; the same figures as the estimate table in docs/performance.md."""
+"""Decode of the profiles' Qwen2.5 1.5B Q4_K_M (1.1 GB): on a Pi 5 as published; on a Pi 4 by size between
+published figures (1.1B Q4_K_M, 0.6 GB: 8-12 tokens/s; 3B, 1.9 GB: 2-3); prompt evaluation assumed 3x decode, Piper
+lessac-low's real-time factor, Vosk's final result; the same figures as the estimate table in docs/performance.md."""
 
 
 def project(rows: list[dict[str, Any]], board: Board) -> float:
