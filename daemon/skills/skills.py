@@ -118,6 +118,14 @@ class Skills:
         """True if `text` is a command of the box's own that nothing said after a pause would change."""
         return intents.finished_command(text)
 
+    def heard_enough(self, text: str) -> bool:
+        """True for words a second hearing could not make the box act on otherwise: a command of its own, word for
+        word, with nothing to fill in ("what time is it", "what's the date"), that nothing said after would change.
+        """
+        call = self.route(text)
+        # NOTE: a slot (a number, a country, a word to spell) is what the final pass hears better: those wait for it.
+        return call is not None and not call.args and not call.read_as and self.finished(text)
+
     def waiting(self) -> SkillCall | None:
         """The misheard request the box asked about, while a yes may still confirm it."""
         if self._waiting is not None and self.now_boot() - self._waiting[1] > CONFIRM_WITHIN_S:

@@ -80,14 +80,17 @@ class EarlyAnswers:
 
     def prepare(self, words: str) -> None:
         """Have the voice say the first sentence of the reply to `words` ahead, off the loop, when they are a request
-        that only answers: a reply prepared at the pause then sounds at once (the voice keeps short sentences)."""
+        that only answers, heard well enough: a reply prepared at the pause then sounds at once (the voice keeps
+        short sentences)."""
         if self._skills is not None and words.strip():
             self._workers.submit(self._prepare, self._skills, words)
 
     def _prepare(self, skills: Skills, words: str) -> None:
         # NOTE: the words of a partial are mostly the words at the pause: "It's ten past four." took 0.2 s of
-        # synthesis after the pause, the whole wait of a closed "what time is it" beyond the pause itself.
-        call = skills.route(words)
+        # synthesis after the pause, the whole wait of a closed "what time is it" beyond the pause itself. Only
+        # for words heard well enough to skip the final pass: for the others the voice would share the cores with
+        # the final pass and the judge, which the reply waits for anyway.
+        call = skills.route(words) if skills.heard_enough(words) else None
         reply = skills.answer(call) if call is not None else None
         sentence = first_sentence(reply.text) if reply is not None else ""
         if sentence and sentence != self._prepared:

@@ -220,7 +220,7 @@ class Turn:
         if heard is None:
             return None
         u, reason = heard
-        transcript = await p.listener.transcript(u, settled=self._settled)
+        transcript = await p.listener.transcript(u, settled=p.skills.heard_enough if p.skills is not None else None)
         text = transcript.text.strip()
         p.emit(TranscriptReady(turn=self.number, text=text))
         if not text or (not u.speech_heard and reason is not EndReason.RELEASED):
@@ -301,15 +301,6 @@ class Turn:
             reply = p.skills.run(call, last_answer=p.last_answer, forget=p.engines.memory.forget).text
         self._called(call, by, reply)
         return call, reply
-
-    def _settled(self, words: str) -> bool:
-        """True for words a second hearing could not make the box act on otherwise: a command of its own, word for
-        word, with nothing to fill in ("what time is it", "what's the date"), that nothing said after would change.
-        """
-        skills = self._p.skills
-        call = skills.route(words) if skills is not None else None
-        # NOTE: a slot (a number, a country, a word to spell) is what the final pass hears better: those wait for it.
-        return call is not None and not call.args and not call.read_as and skills is not None and skills.finished(words)
 
     def _called(self, call: SkillCall, by: str, reply: str) -> None:
         """Say which skill made the reply (`by`: template, tool-call or homeassistant)."""

@@ -310,18 +310,21 @@ def heard_turn(model: ScriptedModel, recogniser: ScriptedRecogniser, tmp_path: P
 def test_a_reply_that_only_answers_is_voiced_from_the_words_heard_before_the_pause(
     model: ScriptedModel, recogniser: ScriptedRecogniser, tmp_path: Path
 ) -> None:
-    noted = heard_turn(model, recogniser, tmp_path, "what is 17 times 23")
-    assert [text for text, _ in noted.when] == ["That's 391.", "That's 391."]  # ahead; then for the reply
+    noted = heard_turn(model, recogniser, tmp_path, "what day is it")
+    reply = [c[3] for c in skill_calls(noted.events)]
+    assert [c[0] for c in skill_calls(noted.events)] == ["day"] and reply
+    first = noted.when[0][0]
+    assert reply[0].startswith(first.rstrip(".")) and [text for text, _ in noted.when].count(first) == 2
     before = noted.when[0][1]
-    assert "SpeechStarted" in before and "EndJudged" not in before  # before the pause was judged
-    assert skill_calls(noted.events) == [("calculate", {"value": 391.0}, "template", "That's 391.")]
-    assert [e.spoken for e in of(noted.events, SpeakingFinished)] == ["That's 391."]
+    assert "SpeechStarted" in before and "EndJudged" not in before  # voiced before the pause was judged
+    assert [e.spoken for e in of(noted.events, SpeakingFinished)] == [reply[0]]
 
 
 def test_nothing_is_voiced_ahead_for_words_a_skill_would_act_on_or_the_model_answer(
     model: ScriptedModel, recogniser: ScriptedRecogniser, tmp_path: Path
 ) -> None:
-    for heard in ("set a timer for ten minutes", QUESTION):
+    # A timer acts; a sum has a number the final pass hears better; a question is the model's.
+    for heard in ("set a timer for ten minutes", "what is 17 times 23", QUESTION):
         (place := tmp_path / heard.split()[0]).mkdir()
         noted = heard_turn(model, recogniser, place, heard)
         said = [text for text, _ in noted.when]
