@@ -144,14 +144,19 @@ def spoken_turn(
     engines: Engines, recogniser: ScriptedRecogniser, tmp_path: Path, heard: str, words: int
 ) -> AssembledBox:
     """One spoken turn through the assembly (wake word, then `words` words heard as `heard`); the box, closed."""
-    recogniser.will_hear(heard)
     box = AssembledBox(box_config(tmp_path), engines, tmp_path)
+    say(box, recogniser, heard, words)
+    return box
+
+
+def say(box: AssembledBox, recogniser: ScriptedRecogniser, heard: str, words: int) -> None:
+    """The wake word, then `words` words heard as `heard`, into the box; back once the turn is over."""
+    recogniser.will_hear(heard)
     mic = ScriptedMic(speed=SPEED)
     mic.say(silence(0.3))
     mic.say(wake_marker())
     mic.say(voice(words))
     box.hear_one_turn(mic)
-    return box
 
 
 def skill_calls(events: list[Event]) -> list[tuple[str, dict[str, object], str, str]]:
@@ -298,12 +303,7 @@ def heard_turn(model: ScriptedModel, recogniser: ScriptedRecogniser, tmp_path: P
     noted = HeardVoice()
     box = AssembledBox(box_config(tmp_path), stand_in_engines(model, recogniser, noted), tmp_path)
     noted.events = box.events
-    recogniser.will_hear(heard)
-    mic = ScriptedMic(speed=SPEED)
-    mic.say(silence(0.3))
-    mic.say(wake_marker())
-    mic.say(voice(len(heard.split())))
-    box.hear_one_turn(mic)
+    say(box, recogniser, heard, len(heard.split()))
     return noted
 
 
@@ -389,12 +389,7 @@ def slow_final_pass_turn(
     engines = dataclasses.replace(stand_in_engines(model, recogniser, ToneVoice()), stt=hearing)
     box = AssembledBox(box_config(tmp_path), engines, tmp_path)
     events = box.events
-    recogniser.will_hear(quick)
-    mic = ScriptedMic(speed=SPEED)
-    mic.say(silence(0.3))
-    mic.say(wake_marker())
-    mic.say(voice(len(quick.split())))
-    box.hear_one_turn(mic)
+    say(box, recogniser, quick, len(quick.split()))
     return box, hearing
 
 
