@@ -50,19 +50,21 @@ LONG_NUMBERS: Final = (
 FIRST_CLAUSE_MIN_WORDS: Final = 3
 """The first sentence may be cut at a comma, semicolon or colon after this many words, so the voice starts sooner."""
 FIRST_CLAUSE_MIN_WORDS_AT_CONJUNCTION: Final = 4
-"""... or before a word that opens a clause or a phrase ("because", "which", "and", "for", "to", ...) after this many.
+"""... or before a word that opens a clause or a phrase ("because", "which", "but", "for", "to", ...) after this many.
 
 NOTE: the voice synthesizes a chunk whole before it plays any of it, so the first chunk's length is paid in full
 before the first sound, and every token of it first: at a Pi 5's ~10 tokens/s the median first chunk of 11 tokens
 cost 1.1 s before any sound. Words that open a phrase let a long first sentence start after three to six words;
-"of" is not one ("the capital | of France" is no phrase to stop at).
+"of" is not one ("the capital | of France" is no phrase to stop at), nor "and" and "or", which join words more often
+than clauses ("a weakened | or inactivated virus", "sunlight, water | and air"). A clause cut there ends in a comma,
+which the voice reads as a sentence going on: with the full stop it was given before, it fell at the cut.
 """
 SHORT_TOKEN_CHARS: Final = 4
 """A period after a word this short, followed by a lower-case word, may be an unknown abbreviation ("vol. two")."""
 
 _END: Final = re.compile(r"([.!?…]+[\"')\]]*)(\s+)")
 _CLAUSE: Final = re.compile(
-    r"[,;:] |\s(?=(?:because|which|where|when|while|but|although|since|whereas|and|so|or|that|with|if|as|for|to|by"
+    r"[,;:] |\s(?=(?:because|which|where|when|while|but|although|since|whereas|so|that|with|if|as|for|to|by"
     r"|from|during|after|before|until|without|through)\s)",
     re.IGNORECASE,
 )
@@ -119,18 +121,23 @@ class SentenceSplitter:
                 end = match.end(1)
                 # NOTE: a reply that comes whole (a skill's) is cut where the same words streamed would have been.
                 clause = _first_clause(text[:end]) if self._eager and self._emitted == 0 else 0
-                return self._take(clause or end)
+                return self._take_clause(clause) if clause else self._take(end)
         if item:
             return self._take(item.start()) if item.start() > 0 else self._drop(item.end())
         if "\n\n" in text:
             return self._take(text.index("\n\n") + 1)
         if self._eager and self._emitted == 0 and (cut := _first_clause(text)):
-            return self._take(cut)
+            return self._take_clause(cut)
         if len(text) > self._max:
             cut = max(text.rfind(", ", 0, self._max), text.rfind("; ", 0, self._max))
             cut = cut + 1 if cut > self._max // 3 else text.rfind(" ", 0, self._max)
             return self._take(cut if cut > 0 else self._max)
         return None
+
+    def _take_clause(self, upto: int) -> str:
+        """The first clause, ending in a comma if it was cut before a word: the sentence goes on."""
+        clause = self._take(upto)
+        return clause if clause[-1] in ",;:" else f"{clause},"
 
     def _drop(self, upto: int) -> str:
         """Discard a list marker at the start of the buffer."""

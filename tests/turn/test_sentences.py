@@ -70,12 +70,18 @@ def test_the_longest_sentence_is_one_piece_at_the_bound() -> None:
         ),
         (
             "A black hole is a region in space where nothing escapes. Yes.",
-            ["A black hole is a region in space", "where nothing escapes.", "Yes."],
+            ["A black hole is a region in space,", "where nothing escapes.", "Yes."],
         ),
         ("Cats purr when happy. Yes.", ["Cats purr when happy.", "Yes."]),
         ("In the morning, it rains. Yes.", ["In the morning,", "it rains.", "Yes."]),
         ("It rains, mostly. Yes.", ["It rains, mostly.", "Yes."]),
-        ("The seasons are caused by the tilt. Yes.", ["The seasons are caused", "by the tilt.", "Yes."]),
+        ("The seasons are caused by the tilt. Yes.", ["The seasons are caused,", "by the tilt.", "Yes."]),
+        # "and" and "or" join words more often than clauses: no cut before them
+        (
+            "Vaccines work by introducing a weakened or inactivated virus. Yes.",
+            ["Vaccines work by introducing a weakened or inactivated virus.", "Yes."],
+        ),
+        ("Plants need sunlight, water and air. Yes.", ["Plants need sunlight,", "water and air.", "Yes."]),
         ("The capital of France is Paris. Yes.", ["The capital of France is Paris.", "Yes."]),
     ],
 )
