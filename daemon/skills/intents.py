@@ -11,6 +11,7 @@ import itertools
 import logging
 import re
 import time
+from collections.abc import Callable
 from importlib import resources
 from typing import Any, Final
 
@@ -123,6 +124,7 @@ def match_as_heard(text: str) -> SkillCall | None:
 
 GOES_ON_WITH: Final = (
     "7",
+    "for 7",
     "30",
     "minutes",
     "for 5 minutes",
@@ -140,20 +142,27 @@ GOES_ON_WITH: Final = (
 """Ways a spoken command often goes on after a pause: a number, a unit, a name, a day, a place, a level."""
 
 
-@functools.lru_cache(maxsize=256)
-def finished_command(text: str) -> bool:
+def finished_command(text: str, same: Callable[[SkillCall, SkillCall], bool] | None = None) -> bool:
     """True if `text` is, word for word, a command of the box's own that none of the usual ways of going on
     (`GOES_ON_WITH`) would change: "what time is it", "turn it up", "never mind"; not "cancel the timer" (... "for
-    the eggs") nor "set an alarm for 7" (... "30")."""
+    the eggs") nor "set an alarm for 7" (... "30"), unless `same` says the longer command would do the same now."""
+    found = _going_on(text)
+    if found is None:
+        return False
+    call, longer = found
+    return all(same is not None and same(call, other) for other in longer)
+
+
+@functools.lru_cache(maxsize=256)
+def _going_on(text: str) -> tuple[SkillCall, tuple[SkillCall, ...]] | None:
+    """The command `text` is, word for word, and the other commands it becomes when it goes on; None if it is no
+    command of the box's own."""
     said = normalise(text)
     call = _match(said) if said and len(said.split()) <= MAX_WORDS else None
     if call is None or call.skill == "offline":
-        return False  # NOTE: "what's the weather" goes on ("... like in Paris") into a question for the model
-    for more in GOES_ON_WITH:
-        longer = _match(f"{said} {more}")
-        if longer is not None and (longer.skill, longer.args) != (call.skill, call.args):
-            return False
-    return True
+        return None  # NOTE: "what's the weather" goes on ("... like in Paris") into a question for the model
+    longer = (_match(f"{said} {more}") for more in GOES_ON_WITH)
+    return call, tuple(o for o in longer if o is not None and (o.skill, o.args) != (call.skill, call.args))
 
 
 def _pieces(text: str) -> tuple[str, ...]:

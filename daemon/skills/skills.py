@@ -26,6 +26,8 @@ UNSET_CLOCK: Final = honest.UNSET_CLOCK
 VOLUME_STEP: Final = 10
 CONFIRM_FIRST: Final = frozenset({"timer_cancel", "alarm_cancel", "forget", "volume", "set_time"})
 """Requests that undo or change something: read loosely from a misheard sentence, they are asked about first."""
+NAMING: Final = frozenset({"name", "hour", "minute", "days"})
+"""Arguments that only say which timer or alarm a request means."""
 ANSWERS: Final = frozenset({"confirm", "decline"})
 """A yes or a no: a skill's only while a misheard request waits for one."""
 ANSWERS_ONLY: Final = (
@@ -115,8 +117,24 @@ class Skills:
         return self.run(call)
 
     def finished(self, text: str) -> bool:
-        """True if `text` is a command of the box's own that nothing said after a pause would change."""
-        return intents.finished_command(text)
+        """True if `text` is a command of the box's own that nothing said after a pause would change, given the
+        timers and alarms the box holds now."""
+        return intents.finished_command(text, self._same_now)
+
+    def _same_now(self, call: SkillCall, longer: SkillCall) -> bool:
+        """True if `longer`, `call` going on to name a timer or alarm, would do the same now: with one of them held
+        or none, "the timer" is the one there is ("cancel the timer" need not wait for "... for the eggs"); with none,
+        there is nothing to name ("cancel the alarm" need not wait for "... timer")."""
+        held = {
+            "timer_cancel": self.reminders.timers,
+            "timer_left": self.reminders.timers,
+            "alarm_cancel": self.reminders.alarms,
+        }
+        if longer.skill not in held:
+            return False
+        if longer.skill != call.skill:
+            return not held[longer.skill]()
+        return set(longer.args) - set(call.args) <= NAMING and len(held[call.skill]()) <= 1
 
     def heard_enough(self, text: str) -> bool:
         """True for words a second hearing could not make the box act on otherwise: a command of its own, word for
@@ -217,12 +235,12 @@ class Skills:
         if not MIN_TIMER_S <= seconds <= MAX_TIMER_S:
             return Reply(honest.TIMER_LIMITS)
         if any(t.name and t.name.lower() == name.lower() for t in self.reminders.timers()) and name:
-            return Reply(f"There is already a {name} timer. Cancel it first, or give this one another name.")
+            return Reply(f"There is already {_a(name)} timer. Cancel it first, or give this one another name.")
         try:
             timer = self.reminders.timer(seconds, name, self.now_boot(), self.clock.now())
         except ValueError as err:
             return Reply(f"I can't: {err}.")
-        what = f"A {name} timer" if name else "A timer"
+        what = _capital(f"{_a(name)} timer") if name else "A timer"
         return Reply(f"{what} for {say_length(seconds)}, starting now.", changed=bool(timer))
 
     def _timers_left(self, name: str) -> Reply:
@@ -357,3 +375,9 @@ def _float(args: dict[str, intents.Arg], name: str) -> float:
 
 def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+def _a(word: str) -> str:
+    """`word` after "a" or "an", as it sounds ("an egg timer", "a unicorn timer")."""
+    vowel = word[:1].lower() in "aeio" or (word[:1].lower() == "u" and not word.lower().startswith(("uni", "us", "ut")))
+    return f"{'an' if vowel else 'a'} {word}"

@@ -90,6 +90,27 @@ def test_timers_run_on_the_boot_clock_and_can_be_named_asked_and_cancelled() -> 
     assert [t.seconds for t in skills.reminders.timers()] == [600]
 
 
+def test_cancel_the_timer_waits_for_a_name_only_while_a_name_could_choose() -> None:
+    skills = _skills()
+    # None running, or one: "the timer" is the one there is, and "... for the eggs" would change nothing.
+    assert skills.finished("Cancel the timer.") and skills.finished("Cancel the alarm.")
+    skills.run(match("set a tea timer for 3 minutes"))  # type: ignore[arg-type]
+    assert skills.finished("Cancel the timer.") and skills.finished("How long is left on the timer?")
+    started = skills.run(match("set an egg timer for 5 minutes")).text  # type: ignore[arg-type]
+    assert started == "An egg timer for 5 minutes, starting now."
+    assert not skills.finished("Cancel the timer.")  # ... "for the eggs": which one it cancels
+    assert not skills.finished("How long is left on the timer?")
+    assert not skills.finished("Cancel the alarm.")  # ... "timer": a timer called alarm may be one of them
+    skills.run(match("cancel all timers"))  # type: ignore[arg-type]
+    assert skills.finished("Cancel the alarm.")
+    skills.run(match("set an alarm for 7 am"))  # type: ignore[arg-type]
+    assert skills.finished("Cancel the alarm.")  # the one there is
+    skills.run(match("set an alarm for 8 am"))  # type: ignore[arg-type]
+    assert not skills.finished("Cancel the alarm.")  # ... "for 7"
+    assert not skills.finished("Set an alarm for 7.")  # ... "30": never closed by what the box holds
+    assert skills.finished("What time is it?")
+
+
 def test_a_timer_that_ended_while_the_box_was_off_is_announced_once() -> None:
     before = _skills(boot="boot-a", now_boot=1000.0)
     before.run(match("set an egg timer for 5 minutes"))  # type: ignore[arg-type]
