@@ -101,14 +101,8 @@ class Conversation:
                 self.drop_oldest()
 
 
-REFERENCE_NOTE: Final = "(The reference may not answer it: use what you know.)"
-"""Between a passage and the question: read first, a passage that does not answer the question led the 1.5B astray
-(the tune half's questions with a passage, straight to the model, greedy: 80 of 86 right with the passage after the
-question's words, 76 of 86 before them, 79 of 86 before them with this note)."""
-
-
 def referenced(messages: list[Message], reference: str) -> list[Message]:
     """`messages` with `reference` before the question, in its message: the passage can be read into the model while
     the user still speaks, and the conversation remembers the question alone."""
     *before, question = messages
-    return [*before, {**question, "content": f"{reference}\n\n{REFERENCE_NOTE} {question['content']}"}]
+    return [*before, {**question, "content": f"{reference}\n\n{question['content']}"}]

@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 
 from daemon.config import Config
-from daemon.engines.history import REFERENCE_NOTE, referenced
+from daemon.engines.history import referenced
 from daemon.engines.llm import LlamaModel
 from daemon.engines.load import load_knowledge
 from daemon.modelstore.select import select
@@ -35,10 +35,7 @@ def test_the_passage_goes_into_the_prompt_and_not_into_the_conversation(llm) -> 
 def test_the_reference_comes_before_the_question_in_its_message() -> None:
     messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "What is a volcano?"}]
     read = referenced(messages, "(Reference: Volcano: A volcano is a vent.)")
-    assert read[-1] == {
-        "role": "user",
-        "content": f"(Reference: Volcano: A volcano is a vent.)\n\n{REFERENCE_NOTE} What is a volcano?",
-    }
+    assert read[-1] == {"role": "user", "content": "(Reference: Volcano: A volcano is a vent.)\n\nWhat is a volcano?"}
     assert read[:-1] == messages[:-1] and messages[-1]["content"] == "What is a volcano?"  # the input is unchanged
 
 
