@@ -102,7 +102,7 @@ class Conversation:
 
 
 def referenced(messages: list[Message], reference: str) -> list[Message]:
-    """`messages` with `reference` before the question, in its message: the passage can be read into the model while
-    the user still speaks, and the conversation remembers the question alone."""
+    """`messages` with `reference` after the question, in its message: the prompt up to the question's end stays
+    the one prefilled while the user spoke, and the conversation remembers the question alone."""
     *before, question = messages
-    return [*before, {**question, "content": f"{reference}\n\n{question['content']}"}]
+    return [*before, {**question, "content": f"{question['content']}\n\n{reference}"}]

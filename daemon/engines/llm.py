@@ -19,7 +19,6 @@ from daemon.config import LlmConfig
 from daemon.engines.chat import ChatPrompt, check_room
 from daemon.engines.cores import CORES, DecodeThreads, configure_openmp
 from daemon.engines.history import Conversation, Message, referenced
-from daemon.engines.judging import JudgeContext
 from daemon.errors import EngineError, ModelError
 from daemon.knowledge.lookup import Knowledge
 from daemon.ports import FittedQuestion, GenerationStats
@@ -27,10 +26,10 @@ from daemon.ports import FittedQuestion, GenerationStats
 _LOGGER = logging.getLogger(__name__)
 
 READ_AHEAD_PIECE_TOKENS: Final = 8
-"""A passage, and the answer's prompt, are read ahead in pieces this long, giving way between them to newer words
-(~0.2 s here)."""
+"""The answer's prompt is read ahead in pieces this long, giving way between them to newer words (~0.2 s here)."""
 READ_AHEAD_P_END: Final = 0.3
-"""Words the model gives at least this chance of ending the turn have the rest of the answer's prompt read ahead."""
+"""Words the model gives at least this chance of ending the turn have their passage read ahead of the answer (words
+that go on would hold the next judgement up with a passage nobody needs)."""
 
 
 def thread_counts(config: LlmConfig, cores: int | None = None) -> tuple[int, int]:
@@ -110,15 +109,12 @@ class LlamaModel:
         every = max(os.cpu_count() or 1, decode) if config.every_core_when_free else decode
         # NOTE: prompt evaluation too gives way while the recogniser works: on both cores beside it, 5 tokens of a
         # prompt's tail took 0.29 s instead of ~0.1.
-        # NOTE: the judge's context beside the answer's: one cache could not hold both the passage the answer reads
-        # before the words and the plain words P(end) was tuned on, and a judgement waited for the passage.
-        self._judge = JudgeContext(self._llm, config.context_tokens, (decode, batch))
-
-        def threads(n: int, n_batch: int) -> None:
-            llama_cpp.llama_set_n_threads(self._llm._ctx.ctx, n, n_batch)
-            self._judge.set_threads(n, n_batch)
-
-        self._cores = DecodeThreads((decode, decode), (every, batch), threads, CORES)
+        self._cores = DecodeThreads(
+            (decode, decode),
+            (every, batch),
+            lambda n, n_batch: llama_cpp.llama_set_n_threads(self._llm._ctx.ctx, n, n_batch),
+            CORES,
+        )
         # NOTE: the conversation has its own lock: it is read and changed without waiting for a generation.
         self.conversation = conversation if conversation is not None else Conversation()
         """What is remembered; the box's ConversationMemory."""
@@ -131,13 +127,12 @@ class LlamaModel:
         self._reading: concurrent.futures.Future[None] = concurrent.futures.Future()
         self._reading.set_result(None)
         self._knowledge = knowledge
-        """Where a short passage for a question naming an encyclopedia article comes from (None: no passages)."""
-        self._reads_lock = threading.Lock()
-        self._reads = 0
-        """Reads of the answer's prompt asked for: one gives way when a newer one, or an answer, is asked for."""
-        self._judge_lock = threading.Lock()
+        self._waiting_lock = threading.Lock()
+        self._waiting = 0
+        """Prefills waiting for the model: a prompt read ahead gives way to them."""
         self._judged: tuple[list[int], float] = ([], 0.0)
-        """The last words judged (the plain prompt to the turn's closing token), and their P(end)."""
+        """The last words prefilled, to the turn's closing token, and their P(end)."""
+        """Where a short passage for a question naming an encyclopedia article comes from (None: no passages)."""
         check_room(config, self._chat)
         self._stats = GenerationStats()
         _LOGGER.info(
@@ -174,7 +169,6 @@ class LlamaModel:
         self._reader.shutdown(wait=True)
         self._compute.shutdown(wait=True)
         with self._lock:
-            self._judge.close()
             self._llm.close()
             if self._knowledge is not None:
                 self._knowledge.close()
@@ -199,13 +193,12 @@ class LlamaModel:
             if tokens:
                 self._llm.reset()  # type: ignore[no-untyped-call]
                 self._eval(tokens)
-                with self._judge_lock:
-                    self._computed(self._judge.last_logits, tokens)
 
     def prefill(self, question: str) -> float:
-        """P(the turn ends after `question`), from the judge's context; meanwhile the answer's prompt up to these
-        words (their passage first) is read into the model, to its end for words likely to end the turn, so that an
-        answer starts at once."""
+        """Evaluate the prompt up to the end of `question` now (rolling back what changed); P(the turn ends here).
+
+        Words likely to end the turn have their answer's whole prompt read ahead, so that an answer starts at once.
+        """
         cfg = self._config
         question = " ".join(question.split())
         budget = cfg.context_tokens - cfg.max_answer_tokens
@@ -215,52 +208,56 @@ class LlamaModel:
         ends = [i for i, t in enumerate(tokens) if self._chat.is_eog(t)]
         if not ends:
             return 0.0
-        # NOTE: up to the token that closes the user's turn, whose probability after the words is P(end).
+        # NOTE: up to the token that closes the user's turn: the answer's prompt shares this prefix.
         end, closing = ends[-1], tokens[ends[-1]]
         words = tokens[:end]
-        if (judged := self._judged)[0] == words:
-            # NOTE: the pause heard the words of the last partial: judged, and read ahead, already.
+        judged = self._judged
+        if judged[0] == words:
+            # NOTE: the pause heard the words of the last partial: evaluating their last token again for P(end) would
+            # throw away the answer's prompt read ahead after them (and wait for it to be read).
             return judged[1]
-        with self._judge_lock:
+        with self._waiting_lock:
+            self._waiting += 1  # a read-ahead gives way
+        with self._lock:
+            with self._waiting_lock:
+                self._waiting -= 1
             if (judged := self._judged)[0] == words:  # the listener's prefill and the judge's, at once
                 return judged[1]
+            cached = self._llm.input_ids[: self._llm.n_tokens].tolist()
+            common = next((i for i, (a, b) in enumerate(zip(cached, words, strict=False)) if a != b), None)
+            common = min(len(cached), end) if common is None else common
+            common = min(common, end - 1)  # the last token is evaluated again: its logits give the probability
             try:
-                logits = self._computed(self._judge.last_logits, words)
+                self._llm.n_tokens = common  # eval() drops the cache after n_tokens: what the recogniser revised
+                self._eval(words[common:])
+                logits = self._logits()
             except (RuntimeError, ValueError) as err:
                 raise EngineError("llm-generation-failed", f"the language model failed: {err}") from err
             top = logits.max()
             weights = np.exp(logits - top)
             p_end = float(weights[closing] / weights.sum())
             self._judged = (words, p_end)
-        # NOTE: after the judge has its P(end), and off its thread (the recogniser's): a passage is 50-80 tokens,
-        # ~1.3 s of both cores here. Read while the user still speaks, it no longer comes after the question.
-        with self._reads_lock:
-            self._reads += 1
-            self._reading = self._reader.submit(
-                self._read_ahead, messages, question, budget, p_end >= READ_AHEAD_P_END, self._reads
-            )
+        if p_end >= READ_AHEAD_P_END:
+            # NOTE: the rest of the answer's prompt (a passage, the turn's closing tokens) goes in next, while the user
+            # may still speak, but after the judge has its P(end): evaluating 50-80 passage tokens first held a 1.5B
+            # brain's judgement up by ~1 s. Read at a pause, the closing tokens shared the cores with the recogniser's
+            # final pass (0.3 s of the answer's start).
+            self._reading = self._reader.submit(self._read_ahead, messages, question, budget, words)
         return p_end
 
-    def read_ahead(self) -> None:
-        """Wait until the answer's prompt being read ahead is in (as it is once a pause goes on)."""
-        self._reading.result()
-
-    def _read_ahead(self, messages: list[Message], question: str, budget: int, whole: bool, number: int) -> None:
-        """Evaluate the answer's prompt to the end of the words (to its end if `whole`), giving way to newer words."""
+    def _read_ahead(self, messages: list[Message], question: str, budget: int, prefilled: list[int]) -> None:
+        """Evaluate the answer's prompt after prefilled words, unless the model has moved on since."""
         with self._lock:
-            if number != self._reads:
+            if self._llm.input_ids[: self._llm.n_tokens].tolist() != prefilled:
                 return  # newer words, or an answer, came first
             read, _ = self._read(messages, question, budget)
-            if not whole:
-                # NOTE: not the turn's closing tokens: the words may go on, and would be evaluated after them.
-                read = read[: max(i for i, t in enumerate(read) if self._chat.is_eog(t))]
             try:
-                self._evaluate_prompt(read, give_way=lambda: self._reads != number)
+                self._evaluate_prompt(read, give_way=lambda: self._waiting > 0)
             except (RuntimeError, ValueError) as err:  # the answer evaluates it again, and reports a failure
                 _LOGGER.warning("reading the answer's prompt ahead failed: %s", err)
 
     def _read(self, messages: list[Message], question: str, budget: int) -> tuple[list[int], str]:
-        """The prompt's tokens, with the encyclopedia's passage before the question when one is found and the prompt
+        """The prompt's tokens, with the encyclopedia's passage after the question when one is found and the prompt
         still fits `budget`; and the article it comes from ("" if none)."""
         passage = self._knowledge.lookup(question) if self._knowledge is not None else None
         if passage is not None:
@@ -269,25 +266,21 @@ class LlamaModel:
                 return tokens, passage.title
         return self._tokens(messages), ""
 
-    def _evaluate_prompt(self, tokens: list[int], give_way: Callable[[], bool]) -> None:
+    def _evaluate_prompt(self, tokens: list[int], give_way: Callable[[], bool] | None = None) -> None:
         """Evaluate `tokens`, reusing the common cached prefix; in pieces, stopping when `give_way` says so."""
         cached = self._llm.input_ids[: self._llm.n_tokens].tolist()
         common = next((i for i, (a, b) in enumerate(zip(cached, tokens, strict=False)) if a != b), None)
         common = min(len(cached), len(tokens)) if common is None else common
-        self._llm.n_tokens = common  # eval() drops the cache after n_tokens: what the recogniser revised
+        self._llm.n_tokens = common
         for start in range(common, len(tokens), READ_AHEAD_PIECE_TOKENS):
-            if give_way():
+            if give_way is not None and give_way():
                 return
             self._eval(tokens[start : start + READ_AHEAD_PIECE_TOKENS])
 
-    def _computed(self, work: Callable[..., Any], *args: Any) -> Any:
-        """`work(*args)` on the compute thread, on the threads chosen for it now."""
-        self._cores.choose()
-        return self._compute.submit(work, *args).result()
-
     def _eval(self, tokens: list[int]) -> None:
         """Evaluate `tokens` after the cached ones, on the compute thread."""
-        self._computed(self._llm.eval, tokens)
+        self._cores.choose()
+        self._compute.submit(self._llm.eval, tokens).result()
 
     def _stepped(self, generated: Iterator[int]) -> Iterator[int]:
         """The tokens of a llama-cpp-python generation, each computed on the compute thread."""
@@ -329,16 +322,12 @@ class LlamaModel:
 
     def cool_down(self) -> None:
         """Drop everything evaluated, the system prompt too."""
-        with self._lock, self._judge_lock:
+        with self._lock:
             self._llm.reset()  # type: ignore[no-untyped-call]
-            self._compute.submit(self._judge.forget).result()
-            self._judged = ([], 0.0)
 
     def respond(self, question: str, cancel: threading.Event | None = None) -> Iterator[str]:
         """Yield the answer to `question` piece by piece; remember the exchange when done or cancelled."""
-        with self._reads_lock:
-            self._reads += 1  # a read of other words stops; one of these words leaves the answer less to read
-        self._reading.result()
+        self._reading.result()  # the passage being read ahead is this answer's prompt: it is not read twice
         with self._lock:
             fitted = self.fit_question(question)
             if not fitted.text:

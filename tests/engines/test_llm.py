@@ -52,13 +52,11 @@ def test_words_likely_to_end_the_turn_have_their_answer_read_ahead(llm) -> None:
     p_end = llm.prefill("What is the largest ocean?")
     assert p_end >= READ_AHEAD_P_END
     assert llm.prefill("What is the largest ocean?") == p_end  # the pause heard the last partial's words: known
-    llm.read_ahead()  # while the pause goes on
     answer = "".join(llm.respond("What is the largest ocean?"))
     assert "Pacific" in answer
     assert llm.stats.evaluated_tokens == 1  # nothing left to read: the first word was sampled at once
     llm.conversation.forget()
     llm.prefill("What is the")  # words that go on: nothing is read ahead of them
-    llm.read_ahead()
     "".join(llm.respond("What is the largest ocean?"))
     assert llm.stats.evaluated_tokens > 5  # the rest of the question, and the turn's closing tokens
     llm.conversation.forget()

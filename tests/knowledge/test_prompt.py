@@ -1,5 +1,5 @@
-"""Through the real chat model (the dev profile's): the passage is read into the prompt before the question, never
-into the conversation, and the passage and words prefilled while the user speaks stay the answer's prefix."""
+"""Through the real chat model (the dev profile's): the passage is read into the prompt after the question, never
+into the conversation, and the words prefilled while the user speaks stay the answer's prefix."""
 
 from __future__ import annotations
 
@@ -32,10 +32,10 @@ def test_the_passage_goes_into_the_prompt_and_not_into_the_conversation(llm) -> 
     llm.conversation.forget()
 
 
-def test_the_reference_comes_before_the_question_in_its_message() -> None:
+def test_the_reference_follows_the_question_in_its_message() -> None:
     messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "What is a volcano?"}]
     read = referenced(messages, "(Reference: Volcano: A volcano is a vent.)")
-    assert read[-1] == {"role": "user", "content": "(Reference: Volcano: A volcano is a vent.)\n\nWhat is a volcano?"}
+    assert read[-1] == {"role": "user", "content": "What is a volcano?\n\n(Reference: Volcano: A volcano is a vent.)"}
     assert read[:-1] == messages[:-1] and messages[-1]["content"] == "What is a volcano?"  # the input is unchanged
 
 
@@ -45,43 +45,11 @@ def test_prefill_reads_the_passage_while_the_user_speaks(llm) -> None:  # type: 
     assert 0.0 <= llm.prefill("Who painted the") <= 1.0  # no article named yet
     assert 0.0 <= llm.prefill("Who painted the Mona Lisa") <= 1.0  # a partial the recogniser later revised
     assert 0.0 <= llm.prefill("Who painted the Mona Lisa?") <= 1.0
-    llm.read_ahead()  # read while the pause goes on (an answer asked for sooner reads the rest itself)
     answer = "".join(llm.respond("Who painted the Mona Lisa?"))
     stats = llm.stats
     assert stats.reference == "Mona Lisa" and "Leonardo" in answer
     # The passage and the turn's closing tokens were in the cache: the answer sampled its first word at once.
     assert stats.evaluated_tokens == 1 < stats.prompt_tokens
-    llm.conversation.forget()
-
-
-def test_a_passage_named_while_the_user_speaks_is_read_then(llm, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    llm.conversation.forget()
-    llm.warm_up()
-    evaluated: list[int] = []
-    real = llm._eval
-    monkeypatch.setattr(llm, "_eval", lambda tokens: (evaluated.append(len(tokens)), real(tokens))[1])
-    assert 0.0 <= llm.prefill("Who painted the Mona Lisa") <= 1.0  # a partial that already names the article
-    llm.read_ahead()
-    passage = sum(evaluated)
-    evaluated.clear()
-    assert 0.0 <= llm.prefill("Who painted the Mona Lisa?") <= 1.0  # the words at the pause
-    llm.read_ahead()
-    # Only the words after the partial's, and the turn's closing tokens, were read into the answer's context.
-    assert 0 < sum(evaluated) <= 8 < passage
-    "".join(llm.respond("Who painted the Mona Lisa?"))
-    assert llm.stats.reference == "Mona Lisa" and llm.stats.evaluated_tokens == 1
-    llm.conversation.forget()
-
-
-def test_the_end_is_judged_on_the_words_whatever_passage_the_answer_reads(llm, dev_config: Config) -> None:  # type: ignore[no-untyped-def]
-    llm.conversation.forget()
-    plain = LlamaModel(select(dev_config, "llm").path, dev_config.llm)  # no encyclopedia
-    try:
-        for words in ("Who painted the Mona Lisa?", "Who painted the Mona Lisa", "What is the capital of"):
-            assert abs(llm.prefill(words) - plain.prefill(words)) < 0.01
-            llm.read_ahead()
-    finally:
-        plain.close()
     llm.conversation.forget()
 
 

@@ -176,7 +176,6 @@ def test_prefilling_a_revised_transcript_rolls_the_cache_back_to_what_is_common(
     early = llm.prefill("What is the capital of Spain")  # a partial the recogniser later revised
     final = llm.prefill("What is the capital of France?")
     assert 0.0 <= early <= 1.0 and 0.0 <= final <= 1.0
-    llm.read_ahead()  # while the pause goes on
     answer = "".join(llm.respond("What is the capital of France?"))
     stats = llm.stats
     assert "Paris" in answer and "Madrid" not in answer  # the answer is to the final words
@@ -235,12 +234,9 @@ def test_an_early_answer_to_words_the_user_then_extends_is_dropped_unheard(
     ended = events.index(of(events, ListeningEnded)[0])
     assert all(events.index(e) > ended for e in of(events, SpeakingStarted))  # nothing sounded before the end
     assert all(events.index(e) > ended for e in of(events, SentenceReady))  # nor was shown
-    final = of(events, AnswerFinished)[-1]
+    assert "paris" in of(events, AnswerFinished)[-1].text.lower()
     remembered = engines.memory.remembered()  # the dropped answer left nothing behind
     assert len(remembered) == 1 and "france" in remembered[0].question.lower()
-    # The answer heard is the one to the whole question (what the fast tier's 135M model says to a misheard "What is
-    # the capital? A France?" is its own affair: the answers evaluation measures that).
-    assert final.text and remembered[0].answer == final.text
     engines.memory.forget()
 
 
