@@ -34,6 +34,8 @@ def _drop_emoji(text: str) -> str:
 
 def speakable(text: str) -> str:
     """Strip markdown, emoji, code and URLs, keeping the words a listener needs."""
+    # NOTE: a first clause cut before a word ends in a comma: kept, the voice reads the sentence as going on.
+    going_on = text.rstrip().endswith(",")
     text = _CODE_BLOCK.sub(" ", text)
     text = _INLINE_CODE.sub(r"\1", text)
     text = _LINK.sub(r"\1", text)
@@ -50,4 +52,5 @@ def speakable(text: str) -> str:
     lines = [_SPACES.sub(" ", ln).strip(" ,") for ln in text.splitlines()]
     sentences = [ln if ln[-1] in ".!?:;," else ln + "." for ln in lines if ln]
     joined = " ".join(sentences)
-    return _SPACE_BEFORE_PUNCT.sub(r"\1", _SPACES.sub(" ", joined)).strip()
+    spoken = _SPACE_BEFORE_PUNCT.sub(r"\1", _SPACES.sub(" ", joined)).strip()
+    return f"{spoken[:-1]}," if going_on and spoken.endswith(".") else spoken

@@ -25,3 +25,8 @@ from daemon.turn.speakable import speakable
 )
 def test_speakable(raw: str, spoken: str) -> None:
     assert speakable(raw) == spoken
+
+
+def test_a_clause_cut_before_a_word_keeps_its_comma_so_the_voice_goes_on() -> None:
+    assert speakable("Vaccines work by introducing a weakened,") == "Vaccines work by introducing a weakened,"
+    assert speakable("| a | b |") == "a, b."  # a table row's pipes are no clause
