@@ -104,7 +104,11 @@ async def _timed(
     """Set a timer, put the box in a state, and time the ring's first sound after the timer was due; stop it."""
     seen = len(events)
     await asyncio.wrap_future(keeper.ask(f"set a timer for {TIMER_S} seconds", Trigger.SOCKET))
-    set_at = next(at for at, e in events[seen:] if isinstance(e, SkillCalled) and e.skill == "timer_start")
+    # NOTE: awaited, not looked up: the event may reach the list after the ask is done (once, it had not).
+    started = await _until(
+        lambda: _first(events[seen:], lambda e: isinstance(e, SkillCalled) and e.skill == "timer_start"), "the timer"
+    )
+    set_at = started[0]
     if meanwhile is not None:
         meanwhile(keeper)
     rang_at, ring = await _until(lambda: _first(events[seen:], lambda e: isinstance(e, Ringing)), "the ring")
