@@ -55,10 +55,10 @@ FIRST_CLAUSE_MIN_WORDS_AT_CONJUNCTION: Final = 4
 NOTE: the voice synthesizes a chunk whole before it plays any of it, so the first chunk's length is paid in full
 before the first sound, and every token of it first: at a Pi 5's ~10 tokens/s the median first chunk of 11 tokens
 cost 1.1 s before any sound. Words that open a phrase let a long first sentence start after three to six words;
-"of" is not one ("the capital | of France" is no phrase to stop at). A clause cut before a word ends in a comma, which
-the voice reads as a sentence going on: with the full stop it was given before, "Vaccines work by introducing a
-weakened." fell at the cut as if the answer had ended. "and" and "or" join words more often than clauses, but not
-cutting before them left first chunks of a whole sentence (14 tokens, ~1 s more here before the first sound).
+"of" is not one ("the capital | of France" is no phrase to stop at). A clause cut before a word ends in a comma, as a
+sentence going on does (Piper's phonemes carry it): it was given a full stop, "Vaccines work by introducing a
+weakened.", as if the answer ended there. "and" and "or" join words more often than clauses, but not cutting before
+them left first chunks of a whole sentence (14 tokens, ~1 s more here before the first sound).
 """
 SHORT_TOKEN_CHARS: Final = 4
 """A period after a word this short, followed by a lower-case word, may be an unknown abbreviation ("vol. two")."""

@@ -34,7 +34,7 @@ def _drop_emoji(text: str) -> str:
 
 def speakable(text: str) -> str:
     """Strip markdown, emoji, code and URLs, keeping the words a listener needs."""
-    # NOTE: a first clause cut before a word ends in a comma: kept, the voice reads the sentence as going on.
+    # NOTE: a first clause cut before a word ends in a comma: kept, it tells the voice the sentence goes on.
     going_on = text.rstrip().endswith(",")
     text = _CODE_BLOCK.sub(" ", text)
     text = _INLINE_CODE.sub(r"\1", text)
