@@ -77,10 +77,10 @@ def test_the_peak_can_be_reset_to_measure_one_piece_of_work() -> None:
 def test_a_spoken_command_nothing_would_change_ends_before_one_that_may_go_on(
     engines: Engines, dev_config: Config, tmp_path: Path
 ) -> None:
-    said = ("What time is it?", "Cancel the timer.")
+    said = ("What time is it?", "Alarm at 7.")
     report = timed_commands(engines, dev_config, tmp_path, said, say=lambda line: None)
     closed, open_ = report["turns"]
     assert [closed["transcript"].rstrip("?."), open_["transcript"].rstrip("?.")] == [s.rstrip("?.") for s in said]
-    # NOTE: not a speed bound: which pause ended each turn. "Cancel the timer" may go on ("... for the eggs").
+    # NOTE: not a speed bound: which pause ended each turn. "Alarm at 7" may go on ("... 30").
     assert closed["endpoint_wait_s"] < ListenConfig().trailing_silence_s <= open_["endpoint_wait_s"]
     assert closed["skill_reply_s"] == closed["skill_reply_s"]  # a skill replied (NaN when none did)
