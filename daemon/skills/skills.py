@@ -28,6 +28,8 @@ CONFIRM_FIRST: Final = frozenset({"timer_cancel", "alarm_cancel", "forget", "vol
 """Requests that undo or change something: read loosely from a misheard sentence, they are asked about first."""
 NAMING: Final = frozenset({"name", "hour", "minute", "days"})
 """Arguments that only say which timer or alarm a request means."""
+WORDED: Final = frozenset({"action", "all"})
+"""Arguments the template's own words set ("turn it up", "cancel all timers"), never a number or a name heard."""
 ANSWERS: Final = frozenset({"confirm", "decline"})
 """A yes or a no: a skill's only while a misheard request waits for one."""
 ANSWERS_ONLY: Final = (
@@ -38,6 +40,31 @@ ANSWERS_ONLY: Final = (
 """Requests that only answer (the time, a sum, a fact, what is left on a timer): they change nothing."""
 CONFIRM_WITHIN_S: Final = 30.0
 """How long a yes still confirms the misheard request the box asked about."""
+NO_TIMERS: Final = "No timers are running."
+NO_ALARMS: Final = "No alarms are set."
+LOUDEST: Final = "That's as loud as I go."
+FORGOTTEN: Final = "Okay, I've forgotten our conversation."
+
+
+def volume_said(level: int) -> str:
+    """What the box says of a volume it was set to."""
+    return f"Volume {level}."
+
+
+STOCK_REPLIES: Final = (
+    NO_TIMERS,
+    NO_ALARMS,
+    LOUDEST,
+    FORGOTTEN,
+    "Okay.",
+    "Alarm cancelled.",
+    "All alarms cancelled.",
+    "All timers cancelled.",
+    UNSET_CLOCK,
+    honest.VOLUME_LIMITS,
+    *(volume_said(level) for level in range(VOLUME_STEP, 101, VOLUME_STEP)),
+)
+"""Replies the skills give word for word whatever the box holds (every volume a step reaches): voiced ahead."""
 
 
 class VolumeControl(Protocol):
@@ -138,11 +165,12 @@ class Skills:
 
     def heard_enough(self, text: str) -> bool:
         """True for words a second hearing could not make the box act on otherwise: a command of its own, word for
-        word, with nothing to fill in ("what time is it", "what's the date"), that nothing said after would change.
+        word, with nothing to fill in ("what time is it", "turn it up"), that nothing said after would change.
         """
         call = self.route(text)
         # NOTE: a slot (a number, a country, a word to spell) is what the final pass hears better: those wait for it.
-        return call is not None and not call.args and not call.read_as and self.finished(text)
+        # What the template's own words set ("turn it up": up) is heard like the rest of the command.
+        return call is not None and set(call.args) <= WORDED and not call.read_as and self.finished(text)
 
     def waiting(self) -> SkillCall | None:
         """The misheard request the box asked about, while a yes may still confirm it."""
@@ -217,7 +245,7 @@ class Skills:
             case "forget":
                 if forget is not None:
                     forget()
-                return Reply("Okay, I've forgotten our conversation.")
+                return Reply(FORGOTTEN)
             case "stop":
                 return Reply("")
             case "offline":
@@ -246,7 +274,7 @@ class Skills:
     def _timers_left(self, name: str) -> Reply:
         timers = self.reminders.find_timers(name)
         if not timers:
-            return Reply(f"There is no {name} timer." if name else "No timers are running.")
+            return Reply(f"There is no {name} timer." if name else NO_TIMERS)
         now = self.now_boot()
         said = [f"{t.label} has {say_length(t.left_s(now))} left" for t in timers]
         return Reply(_capital("; ".join(said)) + ".")
@@ -254,7 +282,7 @@ class Skills:
     def _cancel_timers(self, name: str, everything: bool) -> Reply:
         timers = self.reminders.timers() if everything else self.reminders.find_timers(name)
         if not timers:
-            return Reply(f"There is no {name} timer." if name else "No timers are running.")
+            return Reply(f"There is no {name} timer." if name else NO_TIMERS)
         if len(timers) > 1 and not everything and not name:
             names = ", ".join(t.label for t in timers)
             return Reply(f"{len(timers)} timers are running: {names}. Which one? Or say cancel all timers.")
@@ -282,7 +310,7 @@ class Skills:
     def _list_alarms(self) -> Reply:
         alarms = self.reminders.alarms()
         if not alarms:
-            return Reply("No alarms are set.")
+            return Reply(NO_ALARMS)
         said = [" ".join(filter(None, [say_clock(r.hour, r.minute), say_days(r.days)])) for r in alarms]
         head = "One alarm is set" if len(said) == 1 else f"{len(said)} alarms are set"
         return Reply(f"{head}: {', '.join(said)}.")
@@ -293,7 +321,7 @@ class Skills:
             alarms = [r for r in alarms if (r.hour, r.minute) == (a["hour"], a.get("minute", 0))]
         if not alarms:
             missing = f"There is no alarm at {say_clock(_int(a, 'hour'), _int(a, 'minute'))}."
-            return Reply(missing if "hour" in a else "No alarms are set.")
+            return Reply(missing if "hour" in a else NO_ALARMS)
         if len(alarms) > 1 and not a.get("all") and "hour" not in a:
             return Reply(f"{len(alarms)} alarms are set. Say which time, or say cancel all alarms.")
         self.reminders.remove(alarms)
@@ -347,11 +375,11 @@ class Skills:
             v.level = int(level)
         elif action == "up":
             if v.level >= 100:
-                return Reply("That's as loud as I go.")
+                return Reply(LOUDEST)
             v.level = min(100, v.level + VOLUME_STEP)
         elif action == "down":
             v.level = max(VOLUME_STEP, v.level - VOLUME_STEP)
-        return Reply(f"Volume {v.level}.", changed=True)
+        return Reply(volume_said(v.level), changed=True)
 
 
 def missed_text(missed: list[Reminder]) -> str:

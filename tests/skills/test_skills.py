@@ -14,7 +14,7 @@ from daemon.skills.calc import calculate, convert
 from daemon.skills.clock import BoxClock
 from daemon.skills.intents import match
 from daemon.skills.reminders import Kind, Reminders, next_ring
-from daemon.skills.skills import UNSET_CLOCK, Skills, missed_text
+from daemon.skills.skills import STOCK_REPLIES, UNSET_CLOCK, Skills, missed_text
 from daemon.skills.tools import GRAMMAR, parse
 from daemon.turn.volume import VolumeSink
 
@@ -109,6 +109,33 @@ def test_cancel_the_timer_waits_for_a_name_only_while_a_name_could_choose() -> N
     assert not skills.finished("Cancel the alarm.")  # ... "for 7"
     assert not skills.finished("Set an alarm for 7.")  # ... "30": never closed by what the box holds
     assert skills.finished("What time is it?")
+
+
+def test_a_command_heard_well_enough_needs_no_second_hearing_unless_it_carries_a_heard_slot() -> None:
+    skills = _skills()
+    # The template's own words say what to do: the quick decode's words are the command.
+    assert skills.heard_enough("What time is it?") and skills.heard_enough("Turn it up.")
+    assert skills.heard_enough("Mute yourself.") and skills.heard_enough("Cancel all timers.")
+    # A number, a name or a word to spell is what the final pass hears better.
+    assert not skills.heard_enough("Set the volume to five.")
+    assert not skills.heard_enough("How do you spell necessary?")
+    # Not a command, or one that may still go on ("... 30").
+    assert not skills.heard_enough("Why is the sky blue?") and not skills.heard_enough("Set an alarm for 7.")
+
+
+def test_the_replies_voiced_ahead_are_the_ones_the_skills_give() -> None:
+    skills = _skills()
+    said = [skills.run(match(text)).text for text in ("cancel the timer", "cancel the alarm", "what are my alarms")]  # type: ignore[arg-type]
+    skills.volume.level = 0
+    said += [skills.run(match("turn it up")).text for _ in range(11)]  # type: ignore[arg-type]
+    said += [skills.run(match(text)).text for text in ("turn it down", "set the volume to 500 percent")]  # type: ignore[arg-type]
+    skills.run(match("set an alarm for 7 am"))  # type: ignore[arg-type]
+    said.append(skills.run(match("cancel the alarm")).text)  # type: ignore[arg-type]
+    for timer in ("set a tea timer for 3 minutes", "set an egg timer for 5 minutes"):
+        skills.run(match(timer))  # type: ignore[arg-type]
+    said.append(skills.run(match("cancel all timers")).text)  # type: ignore[arg-type]
+    assert set(said) <= set(STOCK_REPLIES), set(said) - set(STOCK_REPLIES)
+    assert len(set(said)) >= 14  # every volume a step reaches, the limits, nothing held, all cancelled
 
 
 def test_a_timer_that_ended_while_the_box_was_off_is_announced_once() -> None:
