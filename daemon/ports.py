@@ -232,6 +232,10 @@ class TextToSpeech(Protocol):
         """Yield mono int16 audio chunks for `text`, one or more per sentence."""
         ...
 
+    def keep(self, text: str) -> None:
+        """Synthesize `text` now and keep it, so that it sounds at once whenever it is said."""
+        ...
+
     def close(self) -> None:
         """Free the voice."""
         ...

@@ -204,6 +204,8 @@ class ToneVoice:
         self._s_per_char, self._rate = s_per_char, sample_rate_hz
         self.said: list[str] = []
         """Every text synthesized, in order."""
+        self.kept: list[str] = []
+        """Every text it was asked to keep (voiced ahead), in order."""
 
     @property
     def sample_rate_hz(self) -> int:
@@ -215,6 +217,10 @@ class ToneVoice:
         self.said.append(text)
         samples = np.arange(max(1, int(len(text) * self._s_per_char * self._rate)))
         yield (np.sin(2 * np.pi * TONE_HZ * samples / self._rate) * 3000).astype(np.int16).tobytes()
+
+    def keep(self, text: str) -> None:
+        """Noted: a tone costs nothing to make again."""
+        self.kept.append(text)
 
     def close(self) -> None:
         """Nothing to free."""

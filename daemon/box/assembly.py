@@ -22,7 +22,7 @@ from daemon.service.statefile import StateStore, TurnSaver
 from daemon.skills import intents
 from daemon.skills.clock import BoxClock, boot_id
 from daemon.skills.reminders import Reminder
-from daemon.skills.skills import Skills
+from daemon.skills.skills import STOCK_REPLIES, Skills
 from daemon.skills.tools import ToolCaller
 from daemon.turn.alarm_clock import AlarmClock
 from daemon.turn.keeper import TurnKeeper
@@ -102,6 +102,7 @@ async def assembled(
             stack.callback(saver.save)
         if skills is not None:
             await asyncio.get_running_loop().run_in_executor(None, intents.warm_up)
+            keeper.voice_ahead(STOCK_REPLIES)  # "No timers are running." sounds at once the first time too
         if skills is not None and reminders:
             alarm_clock = AlarmClock(skills, keeper, keeper.emit, saver.save if saver is not None else _nothing)
             alarm_clock.missed(missed)

@@ -108,6 +108,7 @@ class PiperTextToSpeech:
         self._max_phonemes = int(MAX_PHONEMES / max(1.0, config.length_scale))  # slower speech: longer audio
         self._kept: collections.OrderedDict[str, tuple[bytes, ...]] = collections.OrderedDict()
         self._keeping = threading.Lock()
+        self._stock: dict[str, tuple[bytes, ...]] = {}
         self._warm_up()
 
     def _warm_up(self) -> None:
@@ -130,6 +131,7 @@ class PiperTextToSpeech:
         with self._keeping:
             if (kept := self._kept.get(text)) is not None:
                 self._kept.move_to_end(text)
+            kept = self._stock.get(text, kept)
         if kept is not None:
             yield from kept
             return
@@ -144,6 +146,13 @@ class PiperTextToSpeech:
                 self._kept[text] = tuple(chunks)
                 if len(self._kept) > KEEP_REPLIES:
                     self._kept.popitem(last=False)
+
+    def keep(self, text: str) -> None:
+        """Synthesize `text` now and keep it for good: a reply given word for word, said at once when it is."""
+        if text not in self._stock:
+            audio = tuple(self._synthesized(text))
+            with self._keeping:
+                self._stock[text] = audio
 
     def _synthesized(self, text: str) -> Iterator[bytes]:
         for sentence in self._voice.phonemize(text):

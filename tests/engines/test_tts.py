@@ -82,3 +82,13 @@ def test_a_reply_cut_off_while_voiced_is_not_kept_in_part(tts) -> None:  # type:
     whole = list(tts.synthesize(said))
     assert len(whole) == 2 and whole[0] is not first_chunk
     assert list(tts.synthesize(said))[1] is whole[1]  # kept whole, once voiced whole
+
+
+def test_a_stock_reply_kept_ahead_outlives_the_short_replies_said_since(tts) -> None:  # type: ignore[no-untyped-def]
+    from daemon.engines.tts import KEEP_REPLIES
+
+    tts.keep("No alarms are set.")
+    kept = list(tts.synthesize("No alarms are set."))
+    for n in range(KEEP_REPLIES + 1):  # more short replies than memory keeps of them
+        list(tts.synthesize(f"That's {n}."))
+    assert next(iter(tts.synthesize("No alarms are set."))) is kept[0]  # still said from memory, never voiced again

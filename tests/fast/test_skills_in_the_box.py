@@ -40,7 +40,8 @@ from daemon.events import (
 )
 from daemon.ports import Engines, SpeechStream, Transcript
 from daemon.skills import clock
-from daemon.skills.skills import UNSET_CLOCK
+from daemon.skills.skills import NO_TIMERS, STOCK_REPLIES, UNSET_CLOCK
+from daemon.turn.answer import first_sentence
 from daemon.turn.keeper import State, TurnKeeper
 from daemon.turn.run import TurnResult
 from hardware.audio import WavFileSink
@@ -330,6 +331,14 @@ def test_nothing_is_voiced_ahead_for_words_a_skill_would_act_on_or_the_model_ans
         said = [text for text, _ in noted.when]
         assert said and len(set(said)) == len(said)  # each sentence voiced once: nothing ahead from a partial
     assert model.asked == [QUESTION]
+
+
+def test_the_skills_stock_replies_are_voiced_ahead_while_the_box_idles(
+    model: ScriptedModel, recogniser: ScriptedRecogniser, tmp_path: Path
+) -> None:
+    noted = heard_turn(model, recogniser, tmp_path, "cancel the timer")
+    assert noted.kept == [first_sentence(reply) for reply in STOCK_REPLIES]  # before anyone spoke
+    assert [c[3] for c in skill_calls(noted.events)] == [NO_TIMERS] and NO_TIMERS in noted.kept
 
 
 class SlowSecondHearing:

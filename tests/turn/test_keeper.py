@@ -314,6 +314,9 @@ class TimedVoice:
         if len(self.ended) == self._stop_after and self.answer is not None:
             self.answer.cancel()
 
+    def keep(self, text: str) -> None:
+        self._tts.keep(text)
+
     def close(self) -> None:
         pass
 
