@@ -115,12 +115,14 @@ ENDPOINT_RULES: Final = {
     "fixed 1.0 s": (ListenConfig(predict_end=False, trailing_silence_s=1.0), 0.0),
     "judged: 0.3 / 0.7 / 1.5 s": (ListenConfig(predict_end=True, trailing_silence_s=0.7, min_silence_s=0.3), 0.0),
     "judged: 0.3 / 1.0 / 1.5 s, at once": (ListenConfig(predict_end=True, min_silence_s=0.3), 0.0),
-    "judged: 0.3 / 1.0 / 1.5 s, answer ready (default)": (ListenConfig(predict_end=True, min_silence_s=0.3), 0.5),
+    "judged: 0.3 / 1.0 / 1.5 s, answer ready": (ListenConfig(predict_end=True, min_silence_s=0.3), 0.5),
+    "judged: 0.2 / 1.0 / 1.5 s, answer ready (default)": (ListenConfig(predict_end=True, min_silence_s=0.2), 0.5),
+    "judged: 0.15 / 1.0 / 1.5 s, answer ready": (ListenConfig(predict_end=True, min_silence_s=0.15), 0.5),
 }
 """Endpoint rules compared: finished / unclear / unfinished waits for the judged ones, and how long after the
 judgement an answer begun at a finished pause is ready to sound (`talkbox bench` on the development machine: ~0.5 s
 from the answer's start to its first chunk; a board is slower, and so waits longer)."""
-DEFAULT_RULE: Final = "judged: 0.3 / 1.0 / 1.5 s, answer ready (default)"
+DEFAULT_RULE: Final = "judged: 0.2 / 1.0 / 1.5 s, answer ready (default)"
 """The box's own rule."""
 
 
