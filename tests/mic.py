@@ -13,6 +13,7 @@ from hardware.audio import ChunkHint
 
 RATE_HZ = 16000
 FRAME = 480  # 30 ms
+STALL_MAX_S = 10.0  # a stall nobody ends ends by itself
 
 
 class ScriptedMic:
@@ -20,7 +21,7 @@ class ScriptedMic:
 
     def __init__(self, speed: float = 1.0, max_s: float = 120.0) -> None:
         self._speed, self._max_s = speed, max_s
-        self._queue: queue.Queue[np.ndarray] = queue.Queue()
+        self._queue: queue.Queue[np.ndarray | tuple[threading.Event, threading.Event | None]] = queue.Queue()
         self._ending = threading.Event()
         self._closed = threading.Event()
         self.delivered_s: list[float] = []
@@ -31,6 +32,11 @@ class ScriptedMic:
     def say(self, audio: np.ndarray) -> None:
         """Play `audio` (16 kHz int16) into the stream after whatever is already queued."""
         self._queue.put(audio.astype(np.int16))
+
+    def stall(self, until: threading.Event, reached: threading.Event | None = None) -> None:
+        """After what is queued, deliver nothing until `until` is set (as a device that stalls); `reached` is set
+        when the stream gets there."""
+        self._queue.put((until, reached))
 
     def end(self) -> None:
         """Finish once everything queued has been played."""
@@ -65,11 +71,20 @@ class ScriptedMic:
         while not self._closed.is_set() and n * FRAME / RATE_HZ < self._max_s:
             if len(buf) == 0:
                 try:
-                    buf = self._queue.get_nowait()
-                    self.said_at.append(n * FRAME / RATE_HZ)
+                    item = self._queue.get_nowait()
                 except queue.Empty:
                     if self._ending.is_set():
                         return
+                else:
+                    if isinstance(item, tuple):  # a stall
+                        until, reached = item
+                        if reached is not None:
+                            reached.set()
+                        until.wait(STALL_MAX_S)
+                        started = time.monotonic() - n * FRAME / RATE_HZ / self._speed
+                        continue
+                    buf = item
+                    self.said_at.append(n * FRAME / RATE_HZ)
             frame, buf = buf[:FRAME], buf[FRAME:]
             if len(frame) < FRAME:
                 frame = np.concatenate([frame, np.zeros(FRAME - len(frame), np.int16)])

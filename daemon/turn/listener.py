@@ -212,14 +212,20 @@ class Listener:
             self._loop.run_in_executor(self._stt_pool, u.stream.finish)
         return u
 
+    def judged_words(self, u: Utterance, pause: int) -> str | None:
+        """The words judged finished at pause number `pause`, if they were; None otherwise."""
+        judged = u.judged
+        if judged is not None and judged[0] == pause and u.endpointer.judgement and judged[1].strip():
+            return judged[1]
+        return None
+
     async def words_so_far(self, u: Utterance, pause: int) -> str:
         """What the user said before pause number `pause` (on the STT thread, in order with the audio)."""
         assert self._loop is not None and self._stt_pool is not None
-        judged = u.judged
-        if judged is not None and judged[0] == pause and u.endpointer.judgement and judged[1].strip():
+        if (judged := self.judged_words(u, pause)) is not None:
             # NOTE: judged finished: the answer starts on these words now, while the final pass hears them again
             # on the STT thread (a core of its own); the keeper keeps the answer only if the words stay the same.
-            return judged[1]
+            return judged
 
         def work() -> str:
             return u.stream.settle(final=True)
@@ -332,7 +338,14 @@ class Listener:
         u.endpointer.judge(pause, complete)
         # NOTE: not at the next frame: the question judged finished often ends at that very frame, and the answer
         # would then wait for the final pass (0.1-0.2 s) before it starts.
-        if self._utterance is u:
+        if self._utterance is not u:
+            return
+        if complete and u.speculated_pause == pause == u.endpointer.pauses:
+            # NOTE: an answer asked for at this pause before the judgement came (0.5 s before the unclear wait) is
+            # still waiting for the final pass's words: the judged words start it now instead (the 1.5B's judge took
+            # 0.5-0.8 s here while the model read the words of a partial).
+            self._hand_over(Paused(u))
+        else:
             self._speculate(u)
 
     def _speculate(self, u: Utterance) -> None:

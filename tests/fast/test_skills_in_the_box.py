@@ -45,7 +45,7 @@ from daemon.turn.answer import first_sentence
 from daemon.turn.keeper import State, TurnKeeper
 from daemon.turn.run import TurnResult
 from hardware.audio import WavFileSink
-from tests.fast.script import ANSWER, QUESTION, QUICK, SPEED, WAIT_S
+from tests.fast.script import ANSWER, ANSWERS, QUESTION, QUICK, SPEED, WAIT_S
 from tests.harness import names, of
 from tests.inprocess import (
     ScriptedModel,
@@ -400,6 +400,50 @@ def slow_final_pass_turn(
     events = box.events
     say(box, recogniser, quick, len(quick.split()))
     return box, hearing
+
+
+class SlowJudge(ScriptedModel):
+    """The stand-in model, whose judgement of a pause (on the recogniser's thread) waits until `ready` is set."""
+
+    def __init__(self, ready: threading.Event) -> None:
+        super().__init__(answers=ANSWERS)
+        self._ready = ready
+
+    def prefill(self, question: str) -> float:
+        """P(end), once `ready` (at once for the listener's own prefill of a partial)."""
+        if threading.current_thread().name.startswith("stt"):
+            self._ready.wait(WAIT_S)
+        return super().prefill(question)
+
+
+def test_an_answer_asked_for_before_the_judgement_came_starts_on_the_judged_words_not_after_the_final_pass(
+    tmp_path: Path,
+) -> None:
+    # The unclear pause (1.0 s) asks for an answer 0.5 s before its end; the judgement, slow as a 1.5B brain's while
+    # it reads the words of a partial, comes after that, and says the question is finished.
+    stalled, go_on = threading.Event(), threading.Event()
+    model = SlowJudge(stalled)
+    recogniser = ScriptedRecogniser(punctuates=True)
+    events: list[Event] = []
+    hearing = SlowSecondHearing(recogniser, QUESTION, lambda: bool(of(events, AnswerStartedEarly)), wait_s=1.0)
+    engines = dataclasses.replace(stand_in_engines(model, recogniser, ToneVoice()), stt=hearing)
+    config = dataclasses.replace(box_config(tmp_path), listen=dataclasses.replace(QUICK, trailing_silence_s=1.0))
+    box = AssembledBox(config, engines, tmp_path)
+    events = box.events
+    recogniser.will_hear(QUESTION)
+    mic = ScriptedMic(speed=SPEED)
+    mic.say(silence(0.3))
+    mic.say(wake_marker())
+    mic.say(voice(len(QUESTION.split())))
+    mic.say(silence(0.8))  # past the answer asked for at 0.5 s, short of the question's end at 1.0 s
+    mic.stall(go_on, reached=stalled)  # the judgement comes now
+    threading.Timer(0.3, go_on.set).start()
+    mic.say(silence(1.0))
+    box.hear_one_turn(mic)
+    assert [e.complete for e in of(events, EndJudged)] == [True]
+    assert hearing.spoken_before_final_pass[0]  # begun on the words judged, while the final pass still ran
+    assert of(events, AnswerKept) and model.asked == [QUESTION]
+    assert [e.spoken for e in of(events, SpeakingFinished)] == [ANSWER]
 
 
 def test_a_closed_command_with_nothing_to_fill_in_is_answered_without_waiting_for_the_final_pass(
