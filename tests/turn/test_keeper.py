@@ -197,7 +197,9 @@ def test_waiting_for_the_button_the_microphone_wakes_rarely_and_a_press_loses_no
     assert chunk_while["idle"] == {IDLE_CHUNK_S}
     assert beats.count(State.IDLE) >= 2 and State.LISTENING in beats  # idle chunks are dropped, yet counted
     assert chunk_while["listening"] == {STT_BATCH_S}
-    assert {"capital", "france"} <= words(of(events, TranscriptReady)[0].text)
+    # NOTE: every word heard, the first and the last: Whisper tiny.en hears "France" as "friends" on some CPUs.
+    heard = re.findall(r"[a-z']+", of(events, TranscriptReady)[0].text.lower())
+    assert heard[:5] == ["what", "is", "the", "capital", "of"] and len(heard) == 6, heard
 
 
 def test_a_tap_listens_until_silence(engines: Engines, speech: Speech, tmp_path: Path) -> None:
