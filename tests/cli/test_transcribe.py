@@ -19,9 +19,10 @@ def test_a_long_recording_is_heard_in_pieces_at_its_pauses(engines: Engines, spe
     audio = np.concatenate([silence, speech(QUESTION), silence, speech("How many days are in a week?"), silence])
     heard = hear(audio, engines.stt, WebRtcVad(2))
     assert heard.pieces == 2  # the minute of silence is never handed to the recogniser
-    assert {"capital", "france", "days", "week"} <= {w.text for w in heard.words}
-    france = next(w for w in heard.words if w.text == "france")
-    assert 20.0 < france.start_s < 24.0  # times count from the start of the file
+    # NOTE: every word of both, told by the words around the one tiny.en hears as "friends" on some CPUs ("France").
+    assert {"capital", "days", "week"} <= {w.text for w in heard.words} and len(heard.words) == 13
+    capital = next(w for w in heard.words if w.text == "capital")
+    assert 20.0 < capital.start_s < 24.0  # times count from the start of the file
     week = next(w for w in heard.words if w.text == "week")
     assert week.start_s > 40.0
 
