@@ -22,7 +22,8 @@ from daemon.service.statefile import StateStore, TurnSaver
 from daemon.skills import intents
 from daemon.skills.clock import BoxClock, boot_id
 from daemon.skills.reminders import Reminder
-from daemon.skills.skills import STOCK_REPLIES, Skills
+from daemon.skills.replies import STOCK_REPLIES
+from daemon.skills.skills import Skills
 from daemon.skills.tools import ToolCaller
 from daemon.turn.alarm_clock import AlarmClock
 from daemon.turn.keeper import TurnKeeper

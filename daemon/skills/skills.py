@@ -12,6 +12,18 @@ from daemon.skills.calc import calculate
 from daemon.skills.clock import BoxClock
 from daemon.skills.intents import SkillCall
 from daemon.skills.reminders import MAX_TIMER_S, MIN_TIMER_S, Kind, Reminder, Reminders, boot_clock, say_length
+from daemon.skills.replies import (
+    ALARM_CANCELLED,
+    ALL_ALARMS_CANCELLED,
+    ALL_TIMERS_CANCELLED,
+    FORGOTTEN,
+    LOUDEST,
+    NO_ALARMS,
+    NO_TIMERS,
+    OKAY,
+    VOLUME_STEP,
+    volume_said,
+)
 from daemon.skills.speech import say_clock, say_date, say_day, say_days, say_number, say_time
 from daemon.skills.units import Conversion
 
@@ -23,7 +35,6 @@ HELP: Final = (
     "the planets and the calendar. Say stop to stop me, or repeat that to hear me again."
 )
 UNSET_CLOCK: Final = honest.UNSET_CLOCK
-VOLUME_STEP: Final = 10
 CONFIRM_FIRST: Final = frozenset({"timer_cancel", "alarm_cancel", "forget", "volume", "set_time"})
 """Requests that undo or change something: read loosely from a misheard sentence, they are asked about first."""
 NAMING: Final = frozenset({"name", "hour", "minute", "days"})
@@ -40,31 +51,6 @@ ANSWERS_ONLY: Final = (
 """Requests that only answer (the time, a sum, a fact, what is left on a timer): they change nothing."""
 CONFIRM_WITHIN_S: Final = 30.0
 """How long a yes still confirms the misheard request the box asked about."""
-NO_TIMERS: Final = "No timers are running."
-NO_ALARMS: Final = "No alarms are set."
-LOUDEST: Final = "That's as loud as I go."
-FORGOTTEN: Final = "Okay, I've forgotten our conversation."
-
-
-def volume_said(level: int) -> str:
-    """What the box says of a volume it was set to."""
-    return f"Volume {level}."
-
-
-STOCK_REPLIES: Final = (
-    NO_TIMERS,
-    NO_ALARMS,
-    LOUDEST,
-    FORGOTTEN,
-    "Okay.",
-    "Alarm cancelled.",
-    "All alarms cancelled.",
-    "All timers cancelled.",
-    UNSET_CLOCK,
-    honest.VOLUME_LIMITS,
-    *(volume_said(level) for level in range(VOLUME_STEP, 101, VOLUME_STEP)),
-)
-"""Replies the skills give word for word whatever the box holds (every volume a step reaches): voiced ahead."""
 
 
 class VolumeControl(Protocol):
@@ -195,7 +181,7 @@ class Skills:
                 return Reply("There's nothing to say yes to.")
             return self.run(waiting, last_answer=last_answer, forget=forget)
         if call.skill == "decline":
-            return Reply("Okay, I won't." if waiting is not None else "Okay.")
+            return Reply("Okay, I won't." if waiting is not None else OKAY)
         a = call.args
         if "impossible" in a and call.skill in ("set_time", "alarm_set", "alarm_cancel"):
             return Reply(honest.off_the_clock(str(a["impossible"])))
@@ -287,7 +273,7 @@ class Skills:
             names = ", ".join(t.label for t in timers)
             return Reply(f"{len(timers)} timers are running: {names}. Which one? Or say cancel all timers.")
         self.reminders.remove(timers)
-        said = "All timers cancelled." if len(timers) > 1 else f"{_capital(timers[0].label)} cancelled."
+        said = ALL_TIMERS_CANCELLED if len(timers) > 1 else f"{_capital(timers[0].label)} cancelled."
         return Reply(said, changed=True)
 
     # -- alarms -------------------------------------------------------------------------------------------
@@ -325,7 +311,7 @@ class Skills:
         if len(alarms) > 1 and not a.get("all") and "hour" not in a:
             return Reply(f"{len(alarms)} alarms are set. Say which time, or say cancel all alarms.")
         self.reminders.remove(alarms)
-        return Reply("Alarm cancelled." if len(alarms) == 1 else "All alarms cancelled.", changed=True)
+        return Reply(ALARM_CANCELLED if len(alarms) == 1 else ALL_ALARMS_CANCELLED, changed=True)
 
     # -- ringing --------------------------------------------------------------------------------------------
 

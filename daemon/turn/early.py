@@ -97,6 +97,17 @@ class EarlyAnswers:
             self._prepared = sentence
             self._voices.submit(lambda: sum(len(chunk) for chunk in self._e.tts.synthesize(sentence)))
 
+    def keep(self, replies: tuple[str, ...], idle: Callable[[], bool]) -> None:
+        """Have the voice keep the first sentences of `replies` (given word for word), off the loop, while `idle`."""
+
+        def work() -> None:
+            for reply in replies:
+                if not idle():
+                    return  # NOTE: a turn wants the cores; a reply not voiced yet is kept once it is first said
+                self._e.tts.keep(first_sentence(reply))
+
+        self._voices.submit(work)
+
     def start(
         self, turn: int, words: str, endpointer: Endpointer, call: SkillCall | None = None, reply: str | None = None
     ) -> None:

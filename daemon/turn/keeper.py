@@ -36,7 +36,6 @@ from daemon.ports import AudioSink, Engines
 from daemon.skills.intents import SkillCall
 from daemon.skills.skills import Skills
 from daemon.turn import earcons
-from daemon.turn.answer import first_sentence
 from daemon.turn.completeness import make_judge
 from daemon.turn.crossing import LoopCrossing
 from daemon.turn.early import EarlyAnswers
@@ -148,15 +147,7 @@ class TurnKeeper:
 
     def voice_ahead(self, replies: tuple[str, ...]) -> None:
         """Have the voice say `replies` ahead while the box is idle, so that each sounds at once when first given."""
-        tts = self._e.tts
-
-        def work() -> None:
-            for reply in replies:
-                if self.state is not State.IDLE or self._closing:
-                    return  # NOTE: a turn wants the cores; a reply not voiced yet is kept once it is first said
-                tts.keep(first_sentence(reply))
-
-        self._voices.submit(work)
+        self._parts.early.keep(replies, idle=lambda: self.state is State.IDLE and not self._closing)
 
     async def hear(self, frames: AsyncIterator[bytes]) -> None:
         """Serve turns from a microphone until it ends; the turn in progress then finishes (may be called again)."""

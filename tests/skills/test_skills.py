@@ -14,7 +14,8 @@ from daemon.skills.calc import calculate, convert
 from daemon.skills.clock import BoxClock
 from daemon.skills.intents import match
 from daemon.skills.reminders import Kind, Reminders, next_ring
-from daemon.skills.skills import STOCK_REPLIES, UNSET_CLOCK, Skills, missed_text
+from daemon.skills.replies import STOCK_REPLIES
+from daemon.skills.skills import UNSET_CLOCK, Skills, missed_text
 from daemon.skills.tools import GRAMMAR, parse
 from daemon.turn.volume import VolumeSink
 

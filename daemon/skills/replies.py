@@ -1,0 +1,39 @@
+"""What the skills say word for word, whatever the box holds: the stock replies the voice keeps ahead."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from daemon.skills import honest
+
+VOLUME_STEP: Final = 10
+"""Percent a "turn it up" or "turn it down" moves the volume."""
+NO_TIMERS: Final = "No timers are running."
+NO_ALARMS: Final = "No alarms are set."
+LOUDEST: Final = "That's as loud as I go."
+FORGOTTEN: Final = "Okay, I've forgotten our conversation."
+OKAY: Final = "Okay."
+ALARM_CANCELLED: Final = "Alarm cancelled."
+ALL_ALARMS_CANCELLED: Final = "All alarms cancelled."
+ALL_TIMERS_CANCELLED: Final = "All timers cancelled."
+
+
+def volume_said(level: int) -> str:
+    """What the box says of a volume it was set to."""
+    return f"Volume {level}."
+
+
+STOCK_REPLIES: Final = (
+    NO_TIMERS,
+    NO_ALARMS,
+    LOUDEST,
+    FORGOTTEN,
+    OKAY,
+    ALARM_CANCELLED,
+    ALL_ALARMS_CANCELLED,
+    ALL_TIMERS_CANCELLED,
+    honest.UNSET_CLOCK,
+    honest.VOLUME_LIMITS,
+    *(volume_said(level) for level in range(VOLUME_STEP, 101, VOLUME_STEP)),
+)
+"""Replies the skills give word for word whatever the box holds (every volume a step reaches): voiced ahead."""
