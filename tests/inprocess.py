@@ -75,7 +75,7 @@ def _frames(seconds: float) -> int:
     return round(seconds * AUDIO_RATE_HZ / FRAME_SAMPLES)
 
 
-def _voiced_s(pcm: bytes) -> float:
+def voiced_s(pcm: bytes) -> float:
     """Seconds of `pcm` in frames the stand-in VAD would call speech."""
     samples = np.frombuffer(pcm, np.int16)
     whole = len(samples) // FRAME_SAMPLES * FRAME_SAMPLES
@@ -279,7 +279,7 @@ class ScriptedStream:
 
     def feed(self, pcm: bytes) -> str | None:
         """Count the voice; the words heard so far when they changed."""
-        voiced = _voiced_s(pcm)
+        voiced = voiced_s(pcm)
         if voiced and self._text is None:
             self._text = self._recogniser.next_transcript()
         self._voiced_s += voiced

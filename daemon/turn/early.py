@@ -109,14 +109,24 @@ class EarlyAnswers:
         self._voices.submit(work)
 
     def start(
-        self, turn: int, words: str, endpointer: Endpointer, call: SkillCall | None = None, reply: str | None = None
+        self,
+        turn: int,
+        words: str,
+        endpointer: Endpointer,
+        call: SkillCall | None = None,
+        reply: str | None = None,
+        released: Callable[[], None] = lambda: None,
     ) -> None:
         """Answer `words`, heard up to the endpointer's current pause (with a skill's ready `reply`, if `call` made
-        one); the question waits for it to be ready."""
+        one); the question waits for it to be ready, and `released` is told on the loop when it is."""
         pause = endpointer.pauses
 
+        def release() -> None:
+            endpointer.release(pause)
+            released()
+
         def ready() -> None:
-            self._call(lambda: endpointer.release(pause))
+            self._call(release)
 
         e = self._e
         answer = Answer(

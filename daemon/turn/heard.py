@@ -17,6 +17,8 @@ class Utterance:
     stream: SpeechStream
     endpointer: Endpointer
     pending: bytearray = field(default_factory=bytearray)
+    pending_voiced: bool = False
+    """Whether a voiced frame is in `pending` (audio not yet handed to speech-to-text)."""
     level: list[float] = field(default_factory=list)
     announced_speech: bool = False
     ended_at: float = 0.0

@@ -339,6 +339,6 @@ class Turn:
             # NOTE: a reply that only answers ("It's ten past four.") is prepared now and sounds the moment the
             # question is over; a skill that acts (starts a timer...) never acts before the question is over.
             if (reply := p.skills.answer(call)) is not None and reply.text:
-                p.early.start(self.number, words, u.endpointer, call, reply.text)
+                p.early.start(self.number, words, u.endpointer, call, reply.text, lambda: p.listener.end_if_due(u))
             return
-        p.early.start(self.number, words, u.endpointer)
+        p.early.start(self.number, words, u.endpointer, released=lambda: p.listener.end_if_due(u))

@@ -55,6 +55,7 @@ from tests.inprocess import (
     silence,
     stand_in_engines,
     voice,
+    voiced_s,
     wake_marker,
 )
 from tests.mic import ScriptedMic
@@ -445,6 +446,103 @@ def test_an_answer_asked_for_before_the_judgement_came_starts_on_the_judged_word
     assert hearing.spoken_before_final_pass[0]  # begun on the words judged, while the final pass still ran
     assert of(events, AnswerKept) and model.asked == [QUESTION]
     assert [e.spoken for e in of(events, SpeakingFinished)] == [ANSWER]
+
+
+def test_a_pause_judged_finished_ends_the_question_when_the_judgement_comes_not_at_the_next_delivery(
+    tmp_path: Path,
+) -> None:
+    # A microphone hands over 90 ms at a time; the judgement of a pause that went on while it was made comes between
+    # two deliveries. Here the microphone stalls after the pause until long after the judgement came.
+    stalled, go_on = threading.Event(), threading.Event()
+    model = SlowJudge(stalled)
+    recogniser = ScriptedRecogniser(punctuates=True)
+    config = dataclasses.replace(box_config(tmp_path), listen=dataclasses.replace(QUICK, trailing_silence_s=1.0))
+    box = AssembledBox(config, stand_in_engines(model, recogniser, ToneVoice()), tmp_path)
+    recogniser.will_hear(QUESTION)
+    ended_in_the_stall: list[bool] = []
+
+    def later() -> None:
+        stalled.wait(WAIT_S)
+        time.sleep(1.0)
+        ended_in_the_stall.append(bool(of(box.events, ListeningEnded)))
+        go_on.set()
+
+    mic = ScriptedMic(speed=SPEED)
+    mic.say(silence(0.3))
+    mic.say(wake_marker())
+    mic.say(voice(len(QUESTION.split())))
+    mic.say(silence(0.4))  # past a finished question's 0.2 s, short of the unclear 1.0 s
+    mic.stall(go_on, reached=stalled)
+    threading.Thread(target=later, daemon=True).start()
+    mic.say(silence(1.0))
+    box.hear_one_turn(mic)
+    assert [e.complete for e in of(box.events, EndJudged)] == [True]
+    assert ended_in_the_stall == [True]
+    assert [e.spoken for e in of(box.events, SpeakingFinished)] == [ANSWER]
+
+
+class NotedHearing:
+    """The stand-in recogniser, noting how much voice each piece of audio handed to it held."""
+
+    def __init__(self, recogniser: ScriptedRecogniser) -> None:
+        self._recogniser = recogniser
+        self.pieces: list[float] = []
+        """Seconds of voice in each piece fed, in order."""
+
+    @property
+    def engine(self) -> str:
+        """As the stand-in."""
+        return self._recogniser.engine
+
+    @property
+    def punctuates(self) -> bool:
+        """As the stand-in."""
+        return self._recogniser.punctuates
+
+    def stream(self) -> SpeechStream:
+        """Start an utterance whose pieces are noted."""
+        return _NotedStream(self, self._recogniser.stream())
+
+    def close(self) -> None:
+        """Nothing to free."""
+
+
+class _NotedStream:
+    def __init__(self, hearing: NotedHearing, stream: SpeechStream) -> None:
+        self._hearing, self._stream = hearing, stream
+
+    def feed(self, pcm: bytes) -> str | None:
+        self._hearing.pieces.append(voiced_s(pcm))
+        return self._stream.feed(pcm)
+
+    def settle(self, final: bool = False) -> str:
+        return self._stream.settle(final)
+
+    def finish(self) -> Transcript:
+        return self._stream.finish()
+
+
+def test_silence_after_words_reaches_the_recogniser_only_when_words_follow_it(
+    model: ScriptedModel, recogniser: ScriptedRecogniser, tmp_path: Path
+) -> None:
+    # Decoding silence re-hears the same words and keeps the recogniser busy when the pause's own decode is due.
+    hearing = NotedHearing(recogniser)
+    engines = dataclasses.replace(stand_in_engines(model, recogniser, ToneVoice()), stt=hearing)
+    config = dataclasses.replace(box_config(tmp_path), listen=dataclasses.replace(QUICK, trailing_silence_s=1.0))
+    box = AssembledBox(config, engines, tmp_path)
+    recogniser.will_hear(QUESTION)
+    mic = ScriptedMic(speed=SPEED)
+    mic.say(silence(0.3))
+    mic.say(wake_marker())
+    mic.say(voice(3))
+    mic.say(silence(0.6))  # a pause, judged (unfinished), and the question goes on
+    mic.say(voice(len(QUESTION.split()) - 3))
+    mic.say(silence(1.5))
+    box.hear_one_turn(mic)
+    assert [e.text for e in of(box.events, TranscriptReady)] == [QUESTION]
+    spoken = hearing.pieces[next(i for i, v in enumerate(hearing.pieces) if v) :]
+    assert len(of(box.events, EndJudged)) == 2
+    assert 0.0 not in spoken  # the pause's silence went with the words that followed it; the last one's nowhere
 
 
 def test_a_closed_command_with_nothing_to_fill_in_is_answered_without_waiting_for_the_final_pass(

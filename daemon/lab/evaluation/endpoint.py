@@ -25,7 +25,7 @@ from daemon.lab.evaluation.voices import noise_floor, to_int16
 from daemon.ports import AUDIO_RATE_HZ, SpeechToText, VoiceActivityDetector
 from daemon.turn.completeness import judge, words_of
 from daemon.turn.endpoint import Endpointer
-from daemon.turn.listener import JUDGE_AFTER_S
+from daemon.turn.listener import JUDGE_AFTER_S, STT_BATCH_S
 
 Features = Callable[[str], tuple[float, bool | None, bool]]
 """The words' P(end of turn) from the model (after prefilling them), whether they parse as a command, and whether
@@ -75,16 +75,25 @@ def walk(
     frame_s = n / AUDIO_RATE_HZ
     pauses: list[Pause] = []
     judged_pause = -1
+    # NOTE: the audio the listener has handed to the recogniser when a pause is judged: pieces of STT_BATCH_S with
+    # voice in them, and the rest at the pause only if it holds voice (silence alone waits for words to follow).
+    fed, pending, pending_voiced = 0, 0, False
     for k in range(0, len(audio) - n + 1, n):
-        endpointer.update(vad.is_speech(audio[k : k + n].tobytes()), frame_s)
+        voiced = vad.is_speech(audio[k : k + n].tobytes())
+        pending, pending_voiced = pending + n, pending_voiced or voiced
+        if pending >= int(STT_BATCH_S * AUDIO_RATE_HZ) and (pending_voiced or not endpointer.speech_started):
+            fed, pending, pending_voiced = k + n, 0, False
+        endpointer.update(voiced, frame_s)
         if not endpointer.speech_started:
             continue
         if endpointer.silence_s >= JUDGE_AFTER_S and judged_pause != endpointer.pauses:
             judged_pause = endpointer.pauses
+            if pending_voiced:
+                fed, pending, pending_voiced = k + n, 0, False
             at = endpointer.last_speech
             started = time.perf_counter()
             stream = stt.stream()
-            stream.feed(audio[: k + n].tobytes())
+            stream.feed(audio[:fed].tobytes())
             text = stream.settle()
             p_end, command, closed = features(text) if text.strip() else (0.0, None, False)
             judged = judge(text, p_end, command, punctuated, closed=closed) if text.strip() else None
