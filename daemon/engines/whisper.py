@@ -97,6 +97,7 @@ class WhisperRecogniser:
         self._end = token("<|endoftext|>")
         self._lock = threading.Lock()
         self._ctranslate2 = ctranslate2
+        self._encoded: tuple[tuple[int, int], Any] | None = None  # the last audio's encoder output, by its bytes
         self._check_memory_rules()
 
     def _check_memory_rules(self) -> None:
@@ -124,14 +125,8 @@ class WhisperRecogniser:
         seconds = len(audio) / AUDIO_RATE_HZ
         try:
             with self._lock, CORES.working():
-                features = self._features(audio)
-                frames = min(MAX_FRAMES, (math.ceil(features.shape[1] / FRAMES_PER_S) + 1) * FRAMES_PER_S)
-                window = np.zeros((features.shape[0], frames), np.float32)
-                window[:, : min(frames, features.shape[1])] = features[:, :frames]
+                view = self._encode(pcm, audio)
                 prompt = self._prompts[final]
-                view = self._ctranslate2.StorageView.from_array(np.ascontiguousarray(window[None]))
-                if self._model.is_multilingual:
-                    view = self._model.encode(view)  # encoded once, decoded with and without the prompt
                 result = self._model.generate(
                     view,
                     [prompt],
@@ -149,8 +144,22 @@ class WhisperRecogniser:
         text = _without_restart(text)
         return Transcript(text, _spread(text, seconds))
 
+    def _encode(self, pcm: bytes, audio: np.ndarray) -> Any:
+        """The encoder's output for `audio`, its window cut to fit it; the last one again for the same audio."""
+        # NOTE: the final pass at a pause hears the audio the quick decode just heard: the encoder's work is the same.
+        key = (len(pcm), hash(pcm))
+        if self._encoded is not None and self._encoded[0] == key:
+            return self._encoded[1]
+        features = self._features(audio)
+        frames = min(MAX_FRAMES, (math.ceil(features.shape[1] / FRAMES_PER_S) + 1) * FRAMES_PER_S)
+        window = np.zeros((features.shape[0], frames), np.float32)
+        window[:, : min(frames, features.shape[1])] = features[:, :frames]
+        encoded = self._model.encode(self._ctranslate2.StorageView.from_array(np.ascontiguousarray(window[None])))
+        self._encoded = (key, encoded)
+        return encoded
+
     def _heard_nothing(self, encoded: Any, result: Any, prompted: bool) -> bool:
-        """Whether a transcript is Whisper's invention on silence or noise (`encoded`: a multilingual model's)."""
+        """Whether a transcript is Whisper's invention on silence or noise (`encoded`: the encoder's output)."""
         if not self._model.is_multilingual:
             return bool(result.no_speech_prob > NO_SPEECH and result.scores[0] < UNLIKELY_LOGPROB)
         no_speech = result.no_speech_prob

@@ -14,6 +14,7 @@ from daemon.cli.main import main
 from daemon.config import Config, ListenConfig, SttConfig, WakeConfig
 from daemon.engines.load import load_stt, load_vad, load_wake
 from daemon.engines.vad import SileroVad, WebRtcVad
+from daemon.engines.whisper import WhisperRecogniser
 from daemon.errors import EXIT_CONFIG, ConfigError
 from daemon.lab.evaluation import corpus
 from daemon.lab.evaluation.noises import hum, music, white_noise
@@ -50,6 +51,21 @@ def test_whisper_hears_nothing_in_silence_and_noise(whisper: SpeechToText) -> No
         stream = whisper.stream()
         feed(stream, quiet)
         assert not words(stream.finish().text) - {"you"}, "it heard words in a room with no one speaking"
+
+
+def test_the_final_pass_after_a_quick_one_on_the_same_audio_hears_what_it_hears_alone(
+    whisper: SpeechToText, speech: Speech
+) -> None:
+    assert isinstance(whisper, WhisperRecogniser)
+    one, other = (speech(q).tobytes() for q in QUESTIONS[:2])
+    alone = [whisper.transcribe(pcm).text for pcm in (one, other, one)]  # each after the other: nothing kept applies
+    after_quick = []
+    for pcm in (one, other):
+        whisper.transcribe(pcm, final=False)
+        after_quick.append(whisper.transcribe(pcm).text)
+    whisper.transcribe(one, final=False)
+    assert [*after_quick, whisper.transcribe(other).text] == [alone[0], alone[1], alone[1]]
+    assert alone[0] == alone[2] and alone[0] != alone[1]
 
 
 def test_a_second_pass_gives_the_final_transcript_and_the_first_the_live_one(
