@@ -29,7 +29,19 @@ from daemon.lab.evaluation.metrics import normalize, number_words
 
 QUESTIONS_FILE: Final = Path(__file__).with_name("answers.toml")
 UNKNOWABLE: Final = "unknowable"
-KINDS: Final = ("place", "person", "science", "number", "date", "definition", "spelling", "howwhy", "units", UNKNOWABLE)
+KINDS: Final = (
+    "place",
+    "person",
+    "science",
+    "number",
+    "date",
+    "definition",
+    "spelling",
+    "howwhy",
+    "units",
+    "suggest",
+    UNKNOWABLE,
+)
 """The kinds of question, in the file's order; only UNKNOWABLE wants the honest answer."""
 QUICK_QUESTIONS: Final = 60
 """Questions in the quick set: half tune, half held-out, the kinds taken in turn."""
