@@ -51,6 +51,15 @@ JUDGE_AFTER_S: Final = 0.12
 """A pause this long has its words judged (a finished question ends sooner); shorter gaps come between words."""
 
 
+def hands_over(pending: int, voiced: bool, speech_started: bool) -> bool:
+    """Whether audio not yet heard (`pending` samples, `voiced` if any frame of it was) goes to speech-to-text now."""
+    # NOTE: silence after speech is not fed on its own: the words are heard at the pause (judged, and kept for the
+    # transcript), and decoding silence again and again took the CPU an early answer needs. A partial decoded on the
+    # silence after the last word kept the recogniser busy when the pause came, which then heard the same words
+    # again ("What time is it?" judged 0.19 s later). Speech that resumes hands it that audio first.
+    return pending >= int(STT_BATCH_S * AUDIO_RATE_HZ) and (voiced or not speech_started)
+
+
 class Listener:
     """Consumes the microphone on the event loop; hands over what it heard (`Heard`), decides nothing about turns."""
 
@@ -255,14 +264,7 @@ class Listener:
             rms = max(u.level)
             u.level.clear()
             self._emit(AudioLevel(turn=u.turn, dbfs=round(20 * math.log10(max(rms, 1.0) / 32768), 1)))
-        e = u.endpointer
-        # NOTE: silence after speech is not fed on its own: the words are heard at the pause (judged, and kept for
-        # the transcript), and decoding silence again and again took the CPU an early answer needs. A partial
-        # decoded on the silence after the last word kept the recogniser busy when the pause came, which then heard
-        # the same words again ("What time is it?" judged 0.19 s later). Speech that resumes hands it that audio
-        # first.
-        silent = e.speech_started and not u.pending_voiced
-        if len(u.pending) >= int(STT_BATCH_S * AUDIO_RATE_HZ) * 2 and not silent:
+        if hands_over(len(u.pending) // 2, u.pending_voiced, u.endpointer.speech_started):
             self._feed_stt(u)
         reason = u.endpointer.update(voiced, seconds)
         if u.endpointer.speech_started and not u.announced_speech:

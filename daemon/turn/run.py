@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import enum
+import functools
 import logging
 import threading
 from collections.abc import Callable
@@ -335,10 +336,11 @@ class Turn:
         p = self._p
         if p.early.running or not words:
             return
+        released = functools.partial(p.listener.end_if_due, u)
         if p.skills is not None and (call := p.skills.route(words)) is not None:
             # NOTE: a reply that only answers ("It's ten past four.") is prepared now and sounds the moment the
             # question is over; a skill that acts (starts a timer...) never acts before the question is over.
             if (reply := p.skills.answer(call)) is not None and reply.text:
-                p.early.start(self.number, words, u.endpointer, call, reply.text, lambda: p.listener.end_if_due(u))
+                p.early.start(self.number, words, u.endpointer, call, reply.text, released)
             return
-        p.early.start(self.number, words, u.endpointer, released=lambda: p.listener.end_if_due(u))
+        p.early.start(self.number, words, u.endpointer, released=released)

@@ -343,23 +343,34 @@ def test_the_skills_stock_replies_are_voiced_ahead_while_the_box_idles(
     assert [c[3] for c in skill_calls(noted.events)] == [NO_TIMERS] and NO_TIMERS in noted.kept
 
 
-class SlowSecondHearing:
-    """The stand-in recogniser, whose final pass hears `final` and takes until the box speaks (or `wait_s`)."""
+class AroundHearing:
+    """The stand-in recogniser, wrapped: what it is, as the stand-in."""
 
-    def __init__(self, recogniser: ScriptedRecogniser, final: str, spoken: Callable[[], bool], wait_s: float) -> None:
-        self._recogniser, self._final, self._spoken, self._wait_s = recogniser, final, spoken, wait_s
-        self.spoken_before_final_pass: list[bool] = []
-        """For each final pass, whether the box had spoken before it was over."""
+    def __init__(self, recogniser: ScriptedRecogniser) -> None:
+        self._recogniser = recogniser
 
     @property
     def engine(self) -> str:
-        """A name that says it is no recogniser."""
-        return "scripted, slow final pass"
+        """As the stand-in."""
+        return self._recogniser.engine
 
     @property
     def punctuates(self) -> bool:
         """As the stand-in."""
         return self._recogniser.punctuates
+
+    def close(self) -> None:
+        """Nothing to free."""
+
+
+class SlowSecondHearing(AroundHearing):
+    """The stand-in recogniser, whose final pass hears `final` and takes until the box speaks (or `wait_s`)."""
+
+    def __init__(self, recogniser: ScriptedRecogniser, final: str, spoken: Callable[[], bool], wait_s: float) -> None:
+        super().__init__(recogniser)
+        self._final, self._spoken, self._wait_s = final, spoken, wait_s
+        self.spoken_before_final_pass: list[bool] = []
+        """For each final pass, whether the box had spoken before it was over."""
 
     def stream(self) -> SpeechStream:
         """Start an utterance."""
@@ -372,9 +383,6 @@ class SlowSecondHearing:
             time.sleep(0.01)
         self.spoken_before_final_pass.append(self._spoken())
         return Transcript(self._final)
-
-    def close(self) -> None:
-        """Nothing to free."""
 
 
 class _SlowStream:
@@ -481,30 +489,17 @@ def test_a_pause_judged_finished_ends_the_question_when_the_judgement_comes_not_
     assert [e.spoken for e in of(box.events, SpeakingFinished)] == [ANSWER]
 
 
-class NotedHearing:
+class NotedHearing(AroundHearing):
     """The stand-in recogniser, noting how much voice each piece of audio handed to it held."""
 
     def __init__(self, recogniser: ScriptedRecogniser) -> None:
-        self._recogniser = recogniser
+        super().__init__(recogniser)
         self.pieces: list[float] = []
         """Seconds of voice in each piece fed, in order."""
-
-    @property
-    def engine(self) -> str:
-        """As the stand-in."""
-        return self._recogniser.engine
-
-    @property
-    def punctuates(self) -> bool:
-        """As the stand-in."""
-        return self._recogniser.punctuates
 
     def stream(self) -> SpeechStream:
         """Start an utterance whose pieces are noted."""
         return _NotedStream(self, self._recogniser.stream())
-
-    def close(self) -> None:
-        """Nothing to free."""
 
 
 class _NotedStream:

@@ -25,7 +25,7 @@ from daemon.lab.evaluation.voices import noise_floor, to_int16
 from daemon.ports import AUDIO_RATE_HZ, SpeechToText, VoiceActivityDetector
 from daemon.turn.completeness import judge, words_of
 from daemon.turn.endpoint import Endpointer
-from daemon.turn.listener import JUDGE_AFTER_S, STT_BATCH_S
+from daemon.turn.listener import JUDGE_AFTER_S, hands_over
 
 Features = Callable[[str], tuple[float, bool | None, bool]]
 """The words' P(end of turn) from the model (after prefilling them), whether they parse as a command, and whether
@@ -75,13 +75,13 @@ def walk(
     frame_s = n / AUDIO_RATE_HZ
     pauses: list[Pause] = []
     judged_pause = -1
-    # NOTE: the audio the listener has handed to the recogniser when a pause is judged: pieces of STT_BATCH_S with
-    # voice in them, and the rest at the pause only if it holds voice (silence alone waits for words to follow).
+    # NOTE: the audio the listener has handed to the recogniser when a pause is judged (`hands_over`), and the rest
+    # at the pause only if it holds voice (silence alone waits for words to follow).
     fed, pending, pending_voiced = 0, 0, False
     for k in range(0, len(audio) - n + 1, n):
         voiced = vad.is_speech(audio[k : k + n].tobytes())
         pending, pending_voiced = pending + n, pending_voiced or voiced
-        if pending >= int(STT_BATCH_S * AUDIO_RATE_HZ) and (pending_voiced or not endpointer.speech_started):
+        if hands_over(pending, pending_voiced, endpointer.speech_started):
             fed, pending, pending_voiced = k + n, 0, False
         endpointer.update(voiced, frame_s)
         if not endpointer.speech_started:
