@@ -15,7 +15,6 @@ import logging
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
 from typing import Final
 
 from daemon.config import ListenConfig
@@ -43,11 +42,10 @@ from daemon.turn.heard import Ended, Heard, Paused, Resumed, WakeHeard
 from daemon.turn.listener import Listener
 from daemon.turn.ringing import Due, Ring
 from daemon.turn.run import Stage, Turn, TurnParts, TurnResult
+from daemon.turn.typed import Typed, TypedQueue
 
 _LOGGER = logging.getLogger(__name__)
 
-MAX_WAITING: Final = 8
-"""Typed questions that may wait for the turn under way; one more is refused as busy."""
 ANSWER_WORKERS: Final = 3
 """Threads that run answers, rings and tool calls: an early answer, a dropped one still finishing, a tool call."""
 VOICE_WORKERS: Final = 2
@@ -60,18 +58,6 @@ class State(enum.Enum):
     IDLE = "idle"
     LISTENING = "listening"
     RESPONDING = "responding"
-
-
-@dataclass
-class _Typed:
-    """A typed question waiting for its turn."""
-
-    text: str
-    trigger: Trigger
-    speak: bool
-    on_piece: Callable[[str], None] | None
-    abandoned: threading.Event
-    future: concurrent.futures.Future[TurnResult] = field(default_factory=concurrent.futures.Future)
 
 
 class TurnKeeper:
@@ -122,7 +108,7 @@ class TurnKeeper:
         """Number of the latest turn (0 before the first)."""
         self._current: Turn | None = None
         self._tasks: set[asyncio.Task[TurnResult]] = set()  # turns still finishing (an interrupted one may overlap)
-        self._waiting: collections.deque[_Typed] = collections.deque()
+        self._waiting = TypedQueue()
         self._due: collections.deque[Due] = collections.deque()
         self._source_ended = False
         self._closing = False
@@ -161,10 +147,8 @@ class TurnKeeper:
         self._closing = True
         if (dropped := self._parts.early.drop()) is not None:
             await asyncio.wait([dropped])
-        while self._waiting:
-            self._waiting.popleft().future.set_exception(
-                TalkboxError("turn-box-stopping", "the box is stopping; the question was not answered")
-            )
+        stopping = TalkboxError("turn-box-stopping", "the box is stopping; the question was not answered")
+        self._waiting.refuse_all(stopping)
         if self.state is State.LISTENING:
             self._cancel_listening()
         for due in self._due:
@@ -304,37 +288,28 @@ class TurnKeeper:
         The future ends with the turn's result, or with a TalkboxError when the question cannot be taken
         (`turn-busy`: too many waiting; `turn-box-stopping`). Setting `abandoned` (the asker left) stops it.
         """
-        typed = _Typed(question, trigger, speak, on_piece, abandoned or threading.Event())
+        typed = Typed(question, trigger, speak, on_piece, abandoned or threading.Event())
         if self._loop is None:
             typed.future.set_exception(TalkboxError("turn-not-running", "the box is not running yet"))
             return typed.future
         self.call(lambda: self._take(typed))
         return typed.future
 
-    def _take(self, typed: _Typed) -> None:
+    def _take(self, typed: Typed) -> None:
         if self._closing:
             typed.future.set_exception(TalkboxError("turn-box-stopping", "the box is stopping"))
-        elif len(self._waiting) >= MAX_WAITING:
-            message = f"the box is busy: {MAX_WAITING} questions are already waiting"
-            typed.future.set_exception(TalkboxError("turn-busy", message))
-        else:
-            self._waiting.append(typed)
+        elif self._waiting.add(typed):
             if self._current is not None and self._current.ringing and self.state is State.RESPONDING:
                 self.barge_in(BargeSource.STOP)  # a typed line silences a ringing timer, as the button does
             self._next_waiting()
 
     def _next_waiting(self) -> None:
         """Ring a due reminder, else start the oldest waiting question, if the box is idle."""
-        while self.state is State.IDLE and not self._closing:
-            if self._due:
-                self._ring(self._due.popleft())
-                return
-            if not self._waiting:
-                return
-            typed = self._waiting.popleft()
-            if typed.abandoned.is_set():
-                typed.future.cancel()
-                continue
+        if self.state is not State.IDLE or self._closing:
+            return
+        if self._due:
+            self._ring(self._due.popleft())
+        elif (typed := self._waiting.next()) is not None:
             turn = self._begin(
                 typed.trigger, question=typed.text, speak=typed.speak, on_piece=typed.on_piece,
                 abandoned=typed.abandoned, future=typed.future,

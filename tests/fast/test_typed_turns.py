@@ -28,7 +28,8 @@ from daemon.events import (
     TurnStarted,
 )
 from daemon.ports import Engines, Exchange
-from daemon.turn.keeper import MAX_WAITING, State, TurnKeeper
+from daemon.turn.keeper import State, TurnKeeper
+from daemon.turn.typed import MAX_WAITING
 from hardware.audio import WavFileSink
 from tests.fast.script import ANSWER, QUESTION, QUICK, STORY, STORY_ANSWER, WAIT_S, shape
 from tests.harness import KeeperThread, faulty, names, of

@@ -32,8 +32,9 @@ from daemon.events import (
 )
 from daemon.ports import AUDIO_RATE_HZ, Engines
 from daemon.turn.answer import Answer
-from daemon.turn.keeper import MAX_WAITING, State, TurnKeeper
+from daemon.turn.keeper import State, TurnKeeper
 from daemon.turn.listener import IDLE_CHUNK_S, STT_BATCH_S
+from daemon.turn.typed import MAX_WAITING
 from hardware.audio import WavFileSink
 from tests.conftest import Speech
 from tests.harness import KeeperThread, Person, Script, faulty, later, names, of, run_box
