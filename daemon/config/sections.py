@@ -22,11 +22,14 @@ SPOKEN_SYSTEM_PROMPT: Final = (
     "You are Talkbox, a voice assistant in a small box with no internet connection. Your answers are read aloud, "
     "so give the answer first, in one or two short, plain sentences. Never use lists, markdown, emoji, code or URLs. "
     "You cannot know today's news, weather, prices, scores or anything about the user's own life, home or plans: "
-    "say you can't know that offline. If you are not sure of a fact, say you are not sure instead of guessing."
+    "say you can't know that offline. If you are not sure of a fact, say you are not sure instead of guessing. "
+    "Asked for a suggestion or an idea, always suggest something."
 )
 # NOTE: chosen on the tune half of `talkbox eval answers` (docs/answers.md): saying the box is offline and what it
 # cannot know took honest answers to unknowable questions from 13 to 18 of 19 with knowable ones unchanged (143-144
-# of 150); the last sentence made no measurable difference (the model never said it was unsure) and costs nothing.
+# of 150); saying when it is unsure made no measurable difference (the model never said it was unsure) and costs
+# nothing. Without the last sentence "What should I cook for my family tonight?" met the model's stock refusal ("I'm
+# sorry, but I can't assist with that."): the "plans" clause reached requests for an idea that name tonight.
 SYSTEM_PROMPT_MAX_CHARS: Final = 4000
 """The longest system prompt taken, in characters."""
 # NOTE: at ~4 characters a token, 4000 characters (~1000 tokens) still leave the longest question and answer room
