@@ -29,7 +29,8 @@ SPOKEN_SYSTEM_PROMPT: Final = (
 # cannot know took honest answers to unknowable questions from 13 to 18 of 19 with knowable ones unchanged (143-144
 # of 150); saying when it is unsure made no measurable difference (the model never said it was unsure) and costs
 # nothing. Without the last sentence "What should I cook for my family tonight?" met the model's stock refusal ("I'm
-# sorry, but I can't assist with that."): the "plans" clause reached requests for an idea that name tonight.
+# sorry, but I can't assist with that."): the "plans" clause reached requests for an idea that name tonight. With it,
+# held-out: suggestions 21 / 23 right (17 before), but unknowable questions guessed 5 / 52 times (3 before).
 SYSTEM_PROMPT_MAX_CHARS: Final = 4000
 """The longest system prompt taken, in characters."""
 # NOTE: at ~4 characters a token, 4000 characters (~1000 tokens) still leave the longest question and answer room
