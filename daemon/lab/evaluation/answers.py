@@ -114,11 +114,17 @@ def compile_patterns(patterns: Sequence[str]) -> tuple[re.Pattern[str], ...]:
     return tuple(compiled)
 
 
-def _question(kind: str, text: str, value: object) -> Question:
-    """One entry of the file: [patterns], {spell = word} or "honest"."""
+SAME: Final = "same"
+"""The file's table of answers that several questions accept, by name."""
+
+
+def _question(kind: str, text: str, value: object, same: dict[str, object]) -> Question:
+    """One entry of the file: [patterns], {same = name}, {spell = word} or "honest"."""
     match value:
         case "honest":
             patterns: tuple[str, ...] = ()
+        case {"same": str(name)} if name in same:
+            return _question(kind, text, same[name], {})
         case {"spell": str(word)}:  # its letters apart ("n-e-c..."), never the word written whole
             patterns = (r"\W+".join(re.escape(letter) for letter in word.lower()),)
         case [*items] if items and all(isinstance(p, str) for p in items):
@@ -132,9 +138,10 @@ def load(path: Path = QUESTIONS_FILE) -> tuple[Question, ...]:
     """Every question in the file, in its order, kind by kind."""
     with path.open("rb") as f:
         tables = tomllib.load(f)
+    same = tables.pop(SAME, {})
     if unknown := set(tables) - set(KINDS):
         raise ValueError(f"{path.name}: unknown kinds {sorted(unknown)}")
-    return tuple(_question(kind, text, value) for kind, rows in tables.items() for text, value in rows.items())
+    return tuple(_question(kind, text, value, same) for kind, rows in tables.items() for text, value in rows.items())
 
 
 QUESTIONS: Final[tuple[Question, ...]] = load()
