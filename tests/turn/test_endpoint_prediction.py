@@ -234,9 +234,10 @@ def test_an_early_answer_to_words_the_user_then_extends_is_dropped_unheard(
     ended = events.index(of(events, ListeningEnded)[0])
     assert all(events.index(e) > ended for e in of(events, SpeakingStarted))  # nothing sounded before the end
     assert all(events.index(e) > ended for e in of(events, SentenceReady))  # nor was shown
-    assert "paris" in of(events, AnswerFinished)[-1].text.lower()
     remembered = engines.memory.remembered()  # the dropped answer left nothing behind
     assert len(remembered) == 1 and "france" in remembered[0].question.lower()
+    # NOTE: what the 135M says to the whole question varies with its decode threads; that it is the one heard does not.
+    assert remembered[0].answer == of(events, AnswerFinished)[-1].text
     engines.memory.forget()
 
 
