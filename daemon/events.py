@@ -309,8 +309,8 @@ class SkillCalled(Event):
     skill: str
     args: dict[str, object]
     by: str
-    """"template" (a sentence template matched), "tool-call" (the language model chose it) or "homeassistant"
-    (a home command Home Assistant carried out and answered)."""
+    """"template" (a sentence template matched), "meaning" (read by meaning as a template sentence), "tool-call"
+    (the language model chose it) or "homeassistant" (a home command Home Assistant carried out and answered)."""
     reply: str
 
 

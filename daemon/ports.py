@@ -6,7 +6,10 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
+
+if TYPE_CHECKING:
+    from daemon.skills.call import SkillCall
 
 AUDIO_RATE_HZ: Final = 16000
 """The box's internal audio: 16 kHz, mono, signed 16-bit little-endian PCM."""
@@ -331,6 +334,18 @@ class WakeWordDetector(Protocol):
         ...
 
 
+class RequestReader(Protocol):
+    """Reads what no template matched by its meaning."""
+
+    def route(self, text: str) -> SkillCall | None:
+        """The skill call `text` means (with `read_as`, the sentence it was read as), or None."""
+        ...
+
+    def close(self) -> None:
+        """Free the model."""
+        ...
+
+
 @dataclass(frozen=True)
 class Engines:
     """Everything the turn drives, behind its ports."""
@@ -342,9 +357,11 @@ class Engines:
     tts: TextToSpeech
     vad: VoiceActivityDetector
     wake: WakeWordDetector | None
+    meaning: RequestReader | None = None
+    """Reads a request no template matched by meaning (None: templates alone)."""
 
     def close(self) -> None:
         """Free every engine's model."""
-        for engine in (self.wake, self.tts, self.stt, self.llm):
+        for engine in (self.wake, self.tts, self.stt, self.llm, self.meaning):
             if engine is not None:
                 engine.close()

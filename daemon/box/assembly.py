@@ -53,7 +53,11 @@ def build_keeper(
 ) -> tuple[TurnKeeper, Skills | None, VolumeSink]:
     """The turn keeper with the skills the config asks for, speaking through the volume control."""
     sink = VolumeSink(speaker, config.skills.volume)
-    skills = Skills(BoxClock(config.skills.trust_clock), sink, boot_id()) if config.skills.enabled else None
+    skills = (
+        Skills(BoxClock(config.skills.trust_clock), sink, boot_id(), meaning=engines.meaning)
+        if config.skills.enabled
+        else None
+    )
     keeper: TurnKeeper | None = None
     if skills is not None:
         # NOTE: the link is only a door: nothing is a home command until a bridge registers through the control socket.

@@ -243,6 +243,9 @@ class SkillsConfig:
     tool_calls: bool = False
     """Let the language model call a skill, through a grammar, when no template matched (off: with the 1.5B brain it
     routes 96 % of held-out skill requests right but takes 17 % of general questions; see docs/answers.md)."""
+    by_meaning: bool = True
+    """Read a request no template matched by meaning (the profile's sentence embedding model): a command worded in
+    a way no template says ("what hour is it"), or a question only the internet could answer, before the model."""
     trust_clock: Annotated[Text, one_of("auto", "system")] = "auto"
     """auto: trust the clock only when NTP has synchronised it, an RTC set it or the user did; system: always."""
     ring_s: Annotated[float, Field(ge=5.0, le=900.0)] = 120.0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import os
@@ -11,13 +12,13 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, TypeVar
 
 from daemon.config import Config
 from daemon.engines.heap import keep_big_blocks_out_of_the_heap, return_freed_memory
 from daemon.engines.vad import WebRtcVad
 from daemon.errors import ModelError, TalkboxError
-from daemon.modelstore.select import SelectedModel, select, select_knowledge, select_second_pass
+from daemon.modelstore.select import SelectedModel, select, select_knowledge, select_meaning, select_second_pass
 from daemon.ports import Engines, SpeechToText, VoiceActivityDetector, WakeWordDetector
 
 if TYPE_CHECKING:
@@ -26,8 +27,10 @@ if TYPE_CHECKING:
     from daemon.engines.tts import PiperTextToSpeech
     from daemon.engines.whisper import WhisperRecogniser
     from daemon.knowledge.lookup import Knowledge
+    from daemon.skills.meaning import MeaningRouter
 
 _LOGGER = logging.getLogger(__name__)
+T = TypeVar("T")
 
 SPOTTER_MODEL: Final = "pocketsphinx-en-us"
 """The acoustic model and dictionary a wake phrase of the user's own is spotted with."""
@@ -83,6 +86,30 @@ def _timed(what: str, selected: SelectedModel, started: float) -> None:
     _LOGGER.info("%s %s ready in %.2f s", what, selected.name, time.monotonic() - started)
 
 
+def _optional(
+    selecting: Callable[[Config], SelectedModel | None], make: Callable[[SelectedModel], T], config: Config, what: str
+) -> T | None:
+    """The engine of an optional role, made from its verified model; None if the profile has none or it cannot be
+    used (after one warning that says what the box does without it)."""
+    started = time.monotonic()
+    try:
+        selected = selecting(config)
+        if selected is None:
+            return None
+        made = make(selected)
+    except TalkboxError as err:
+        _LOGGER.warning("%s: %s [%s]", _WITHOUT[what], err.message, err.code)
+        return None
+    _timed(what, selected, started)
+    return made
+
+
+_WITHOUT: Final = {
+    "encyclopedia": "the language model answers without its encyclopedia",
+    "reading by meaning": "requests are read by their templates alone",
+}
+
+
 def load_knowledge(config: Config) -> Knowledge | None:
     """The profile's encyclopedia, its index verified (built once); None if the profile has none or it cannot be
     used: the model then answers from what it knows, after one warning."""
@@ -90,17 +117,24 @@ def load_knowledge(config: Config) -> Knowledge | None:
 
     if not config.llm.encyclopedia:
         return None
-    started = time.monotonic()
-    try:
-        selected = select_knowledge(config)
-        if selected is None:
-            return None
-        knowledge = Knowledge(selected.path)
-    except TalkboxError as err:
-        _LOGGER.warning("the language model answers without its encyclopedia: %s [%s]", err.message, err.code)
+    return _optional(select_knowledge, lambda selected: Knowledge(selected.path), config, "encyclopedia")
+
+
+def load_meaning(config: Config) -> MeaningRouter | None:
+    """The profile's reader of requests by meaning, verified; None if the profile or config has none or it cannot
+    be used: requests are then read by their templates alone, after one warning."""
+    from daemon.engines.embed import SentenceEmbedder
+    from daemon.skills.meaning import MeaningRouter
+
+    if not (config.skills.enabled and config.skills.by_meaning):
         return None
-    _timed("encyclopedia", selected, started)
-    return knowledge
+
+    def make(selected: SelectedModel) -> MeaningRouter:
+        # NOTE: the service may not write the models directory; systemd gives it a cache directory of its own.
+        cache = Path(os.environ["CACHE_DIRECTORY"]) if os.environ.get("CACHE_DIRECTORY") else selected.path.parent
+        return MeaningRouter(SentenceEmbedder(selected.path), cache, selected.name)
+
+    return _optional(select_meaning, make, config, "reading by meaning")
 
 
 def load_llm(config: Config) -> LlamaModel:
@@ -200,10 +234,11 @@ def load_engines(config: Config, progress: Callable[[str, float], None] | None =
     wake = load_wake(config) if config.listen.wake_word else None
     report("Opening audio", 0.97)
     vad = load_vad(config)
+    meaning = load_meaning(config)
     # NOTE: model loading frees ~28 MB of parse buffers that glibc keeps; trimming them before the first
     # turn lowered the peak RSS over seven answers from ~700 to ~635 MB (dev profile, one run each).
     return_freed_memory()
-    return Engines(stt=stt, llm=llm, memory=llm.conversation, tts=tts, vad=vad, wake=wake)
+    return Engines(stt=stt, llm=llm, memory=llm.conversation, tts=tts, vad=vad, wake=wake, meaning=meaning)
 
 
 def check_config(config: Config) -> list[str]:
@@ -222,6 +257,9 @@ def check_config(config: Config) -> list[str]:
     if (knowledge := load_knowledge(config)) is not None:  # never stops the box: only named when usable
         chosen.append(f"knowledge {knowledge.path.parent.name}")
         knowledge.close()
+    with contextlib.suppress(TalkboxError):  # never stops the box: requests are then read by templates alone
+        if config.skills.by_meaning and (meaning := select_meaning(config)) is not None:
+            chosen.append(f"meaning {meaning.name}")
     check_room_of(select(config, "llm").path, config.llm)
     if config.listen.wake_word and config.wake.phrase:
         spotter = load_wake(config)

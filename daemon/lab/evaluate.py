@@ -79,7 +79,7 @@ def run_eval_skills(
     config: Config, spoken: int | None, tool_calls: bool, say: Callable[[str], None] = print
 ) -> dict[str, Any]:
     """Every phrase typed, and `spoken` of them (0: all; None: none) said by the voices and heard by the box."""
-    from daemon.engines.load import load_llm
+    from daemon.engines.load import load_llm, load_meaning
     from daemon.lab.evaluation import skills as ev
     from daemon.lab.evaluation.skill_phrases import PHRASES
     from daemon.skills import intents
@@ -97,6 +97,13 @@ def run_eval_skills(
     routed = ev.route_all(intents.match, said)
     report: dict[str, Any] = {"templates, word for word": ev.report(as_heard), "templates": ev.report(routed)}
     report["read loosely"] = ev.read_loosely(routed, as_heard)
+    if (meaning := load_meaning(config)) is not None:
+
+        def by_meaning(text: str) -> intents.SkillCall | None:
+            return intents.match(text) or meaning.route(text)
+
+        report["templates + meaning"] = ev.report(ev.route_all(by_meaning, said))
+        meaning.close()
     if tool_calls:
         caller = ToolCaller(load_llm(config))
 

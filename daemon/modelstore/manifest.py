@@ -21,6 +21,8 @@ _LOGGER = logging.getLogger(__name__)
 ROLES: Final = ("llm", "stt", "tts", "wake", "vad")
 KNOWLEDGE: Final = "knowledge"
 """The role of an encyclopedia the language model reads from: no engine, optional in a profile."""
+MEANING: Final = "meaning"
+"""The role of the sentence embedding model that reads requests by meaning: optional in a profile."""
 LOCAL_PIN_NAME: Final = ".talkbox-tree.sha256"
 """Written by fetch into a directory it extracted from a verified archive; not part of the tree."""
 USER_PIN_SUFFIX: Final = ".sha256"
@@ -33,6 +35,7 @@ _ROLE_WORD: Final = {
     "wake": "model",
     "vad": "model",
     KNOWLEDGE: "corpus",
+    MEANING: "model",
 }
 
 
@@ -144,8 +147,8 @@ def load_manifest(path: Path | None = None) -> Manifest:
             archive = _file(raw.pop("archive")) if "archive" in raw else None
             parts = tuple(ModelPart(**p) for p in raw.pop("parts", ()))
             entry = ModelEntry(name=name, files=files, archive=archive, parts=parts, **raw)
-            if entry.role not in (*ROLES, KNOWLEDGE):
-                raise ValueError(f"model {name}: role {entry.role!r} is not one of {(*ROLES, KNOWLEDGE)}")
+            if entry.role not in (*ROLES, KNOWLEDGE, MEANING):
+                raise ValueError(f"model {name}: role {entry.role!r} is not one of {(*ROLES, KNOWLEDGE, MEANING)}")
             if entry.parts:
                 _check_parts(entry)
             models[name] = entry

@@ -11,6 +11,7 @@ from daemon.config import Config
 from daemon.errors import ModelError
 from daemon.modelstore.manifest import (
     KNOWLEDGE,
+    MEANING,
     Manifest,
     ModelEntry,
     default_manifest_path,
@@ -107,13 +108,26 @@ def select_second_pass(config: Config, manifest: Manifest | None = None) -> Sele
     return SelectedModel("stt", entry.name, verify(entry, Path(config.models.dir).expanduser()), entry.engine, entry)
 
 
-def select_knowledge(config: Config, manifest: Manifest | None = None) -> SelectedModel | None:
-    """The profile's encyclopedia, its index built and verified (`path` is the index), or None if it has none."""
+def select_optional(config: Config, role: str, manifest: Manifest | None = None) -> SelectedModel | None:
+    """The model of an optional role of the profile (KNOWLEDGE, MEANING), verified, or None if it names none.
+
+    For an encyclopedia `path` is its index (built once); for a sentence embedding, its ONNX file.
+    """
     manifest = manifest or manifest_for(config)
-    name = manifest.profile(config.models.profile).get(KNOWLEDGE, "")
+    name = manifest.profile(config.models.profile).get(role, "")
     if not name:
         return None
     entry = manifest.get(name)
-    if entry.role != KNOWLEDGE:
-        raise ModelError("model-wrong-role", f"knowledge = {name!r} is a {entry.role} model, not an encyclopedia")
-    return SelectedModel(KNOWLEDGE, entry.name, verify(entry, Path(config.models.dir).expanduser()), "", entry)
+    if entry.role != role:
+        raise ModelError("model-wrong-role", f"{role} = {name!r} is a {entry.role} model, not a {role} one")
+    return SelectedModel(role, entry.name, verify(entry, Path(config.models.dir).expanduser()), "", entry)
+
+
+def select_knowledge(config: Config, manifest: Manifest | None = None) -> SelectedModel | None:
+    """The profile's encyclopedia, its index built and verified (`path` is the index), or None if it has none."""
+    return select_optional(config, KNOWLEDGE, manifest)
+
+
+def select_meaning(config: Config, manifest: Manifest | None = None) -> SelectedModel | None:
+    """The profile's sentence embedding model, verified (`path` is its ONNX file), or None if it has none."""
+    return select_optional(config, MEANING, manifest)

@@ -15,4 +15,7 @@ class SkillCall:
     skill: str
     args: dict[str, Arg] = field(default_factory=dict)
     read_as: str = field(default="", compare=False)
-    """The words a misheard sentence was read as to match (empty: it matched as heard)."""
+    """The words a misheard sentence was read as to match, or the template sentence it means (empty: it matched as
+    heard)."""
+    by_meaning: bool = field(default=False, compare=False)
+    """Read by meaning (daemon/skills/meaning.py), not matched by a template."""

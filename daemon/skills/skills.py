@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 
 from daemon.skills import facts, honest, intents
 from daemon.skills.calc import calculate
@@ -26,6 +26,9 @@ from daemon.skills.replies import (
 )
 from daemon.skills.speech import say_clock, say_date, say_day, say_days, say_number, say_time
 from daemon.skills.units import Conversion
+
+if TYPE_CHECKING:
+    from daemon.ports import RequestReader
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -97,8 +100,9 @@ class Skills:
         boot: str,
         *,
         now_boot: Callable[[], float] = boot_clock,
+        meaning: RequestReader | None = None,
     ) -> None:
-        self.clock, self.volume, self.now_boot = clock, volume, now_boot
+        self.clock, self.volume, self.now_boot, self.meaning = clock, volume, now_boot, meaning
         self.reminders = Reminders(boot)
         self._waiting: tuple[SkillCall, float] | None = None
         """A misheard request waiting for the user's yes, and when it was asked about (boot clock)."""
@@ -106,8 +110,11 @@ class Skills:
         """Home Assistant, when the box is linked to one: home commands the skills leave go there."""
 
     def route(self, text: str) -> SkillCall | None:
-        """The skill a sentence template says `text` asks for, or None (a question for the language model)."""
+        """The skill a sentence template says `text` asks for, else the one it means (read by meaning), or None (a
+        question for the language model)."""
         call = intents.match(text)
+        if call is None and self.meaning is not None:
+            call = self.meaning.route(text)
         if self.home is not None and (call is None or call.read_as or call.skill == "offline"):
             # NOTE: the box's own skills win, but not a loose reading of a sentence that names a light as heard,
             # nor "I can't know that offline" for what the home knows (its weather). A question handed to Home

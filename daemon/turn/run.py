@@ -295,8 +295,8 @@ class Turn:
         p = self._p
         if p.skills is None:
             return None, None
-        by = "template"
         call = p.skills.route(question)
+        by = "meaning" if call is not None and call.by_meaning else "template"
         if call is None and p.choose_skill is not None:
             call = await asyncio.get_running_loop().run_in_executor(p.workers, p.choose_skill, question)
             by = "tool-call"

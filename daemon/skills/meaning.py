@@ -1,0 +1,219 @@
+"""Requests read by meaning: what no template matched, routed when it means what a template sentence says.
+
+The examples are the templates' own sentences (daemon/skills/sentences.yaml and Home Assistant's), a few of each
+sampled, each labelled by the matcher itself; so nothing here is a second list of phrasings to keep.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import logging
+import os
+import random
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, Protocol
+
+import numpy as np
+
+from daemon.skills import honest, intents
+from daemon.skills.call import SkillCall
+
+_LOGGER = logging.getLogger(__name__)
+
+OFFLINE_LIKENESS: Final = 0.65
+"""How alike a question must be to a question only the internet could answer now to get "I can't know that
+offline": chosen on the tune half of `talkbox eval answers` (no knowable question taken from 0.65 up)."""
+COMMAND_LIKENESS: Final = 0.8
+"""How alike a request must be to a command's template sentence to be that command: the lowest that takes no general
+question of the tune halves of `talkbox eval skills` and `talkbox eval answers` (typed); of the spoken tune half's
+requests no template took, it routes 8 right and none wrong (0.85: 7; 0.75: 10, one wrong, "what does the word mute
+mean" taken)."""
+READ: Final = frozenset(
+    {
+        "time",
+        "date",
+        "day",
+        "timer_left",
+        "timer_cancel",
+        "alarm_list",
+        "alarm_cancel",
+        "volume",
+        "stop",
+        "repeat",
+        "help",
+        "forget",
+        "offline",
+    }
+)
+"""Skills read by meaning: those whose request carries nothing to parse (no duration, time, level or name)."""
+PLAIN_ARGS: Final = frozenset({"topic", "all", "action"})
+"""Arguments that come from the template's words, not from a slot: a meaning may carry them."""
+EXAMPLES_PER_SENTENCE: Final = 6
+EXPANSIONS_READ: Final = 3000
+"""A template sentence's first expansions sampled from: enough to vary every alternative, few enough to be quick."""
+SEED: Final = 0
+FILL: Final = {
+    "place": "london", "team": "arsenal", "show": "the news", "company": "apple", "road": "the motorway",
+    "subject": "the election", "device": "the kitchen light", "level": "50", "when": "7 am", "duration": "5 minutes",
+    "timer_label": "pasta", "name": "pasta", "area": "kitchen", "floor": "upstairs", "amount": "10 dollars",
+    "unit": "euros", "expression": "2 plus 2", "country": "france", "element": "gold", "symbol": "au",
+    "number": "8", "year": "2030", "word": "cat",
+}  # fmt: skip
+"""A value for each wildcard slot, so that sentences with one can be sampled (those with a slot are dropped after)."""
+
+
+class Embedder(Protocol):
+    """Sentences in, one unit vector per sentence out."""
+
+    def __call__(self, texts: Sequence[str]) -> np.ndarray:
+        """The sentences' embeddings, one unit-length row each."""
+        ...
+
+    def close(self) -> None:
+        """Free the model."""
+        ...
+
+
+FOR_THE_MODEL: Final = (
+    "suggest a film to watch", "recommend a good book", "give me an idea for dinner", "what should i cook tonight",
+    "what game can we play", "what can i do on a rainy day", "what should i do this weekend", "tell me a joke",
+    "tell me a fun fact", "what is a good name for a dog", "give me a gift idea for my mum", "what causes rain",
+    "why does it thunder", "how do weather forecasts work", "what is the climate like in spain", "how do tides work",
+    "what is inflation", "how does the stock market work", "who invented television", "what is a good film for kids",
+    "how do buses work", "what sport is played at wimbledon", "how many players are in a football team",
+    "what channel was the first on tv", "what time zone is london in", "how long does it take to boil an egg",
+)  # fmt: skip
+"""Requests for the language model worded like the box's own: a suggestion, a fact about the weather or the news as
+a subject. Each sits among the examples with no call, so that a request nearest one of them stays the model's."""
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The template sentence nearest in meaning to what was said."""
+
+    call: SkillCall | None
+    """None: the example is one of FOR_THE_MODEL."""
+    example: str
+    likeness: float
+    """Cosine similarity of the two sentences' embeddings, -1..1."""
+
+
+def examples(seed: int = SEED) -> tuple[tuple[str, SkillCall], ...]:
+    """Template sentences, a few sampled from each, with the call the matcher makes of each (only READ ones)."""
+    from hassil import Intents, TextSlotList
+    from hassil.sample import sample_sentence
+
+    data = intents.sentences()
+    compiled = Intents.from_dict(data)
+    lists: dict[str, Any] = {**compiled.slot_lists, **{n: TextSlotList.from_strings([v]) for n, v in FILL.items()}}
+    rng = random.Random(seed)
+    found: dict[str, SkillCall] = {}
+    for intent in compiled.intents.values():
+        for part in intent.data:
+            rules = {**compiled.expansion_rules, **(part.expansion_rules or {})}
+            for sentence in part.sentences:
+                said = list(itertools.islice(_expansions(sample_sentence, sentence, lists, rules), EXPANSIONS_READ))
+                for text in rng.sample(said, min(EXAMPLES_PER_SENTENCE, len(said))):
+                    call = intents.match_as_heard(text)
+                    if call is not None and call.skill in READ and set(call.args) <= PLAIN_ARGS:
+                        found.setdefault(" ".join(text.split()), call)
+    return tuple(sorted(found.items()))
+
+
+def _expansions(sample: Callable[..., Iterable[str]], sentence: object, lists: object, rules: object) -> Iterator[str]:
+    """A template sentence's expansions; none if hassil cannot expand it (a range it will not spell out)."""
+    try:
+        yield from sample(sentence, lists, rules, language="en")
+    except Exception:  # NOTE: hassil raises plain errors for lists it cannot expand; such a sentence gives nothing
+        return
+
+
+class MeaningRouter:
+    """Reads a request by meaning: the nearest template sentence, taken when it is alike enough."""
+
+    def __init__(self, embed: Embedder, cache_dir: Path | None, model_id: str) -> None:
+        self._embed = embed
+        self._texts, self._calls, self._vectors = _index(embed, cache_dir, model_id)
+        self._seen: dict[str, Reading | None] = {}
+
+    def nearest(self, text: str) -> Reading | None:
+        """The template sentence nearest in meaning to `text`; None for no words or too many for a command."""
+        said = intents.normalise(text)
+        if not said or len(said.split()) > intents.MAX_WORDS:
+            return None
+        if said not in self._seen:
+            # NOTE: one question is routed at its pause, for an early answer and by the turn: embedded once.
+            likeness = self._vectors @ self._embed([said])[0]
+            best = int(np.argmax(likeness))
+            if len(self._seen) > 256:
+                self._seen.clear()
+            self._seen[said] = Reading(self._calls[best], self._texts[best], float(likeness[best]))
+        return self._seen[said]
+
+    def route(self, text: str) -> SkillCall | None:
+        """The call `text` means, read as its nearest template sentence (`read_as`), or None (the model's)."""
+        reading = self.nearest(text)
+        if reading is None or reading.call is None:
+            return None
+        offline = reading.call.skill == "offline"
+        if reading.likeness < (OFFLINE_LIKENESS if offline else COMMAND_LIKENESS):
+            return None
+        if offline and not honest.is_now(intents.normalise(text)):
+            return None  # NOTE: as for the templates: "when do shops usually close" is a custom, not a question of now
+        _LOGGER.debug("read %r by meaning as %r (%.2f)", text, reading.example, reading.likeness)
+        return SkillCall(reading.call.skill, dict(reading.call.args), read_as=reading.example, by_meaning=True)
+
+    def close(self) -> None:
+        """Free the model."""
+        self._embed.close()
+
+    @property
+    def size(self) -> int:
+        """How many template sentences it compares with."""
+        return len(self._texts)
+
+
+def _digest(model: str) -> str:
+    """What the examples depend on: the templates, the libraries that expand and match them, the sampling, the model."""
+    from importlib import metadata, resources
+
+    ours = resources.files("daemon.skills").joinpath("sentences.yaml").read_bytes()
+    made_by = [metadata.version(p) for p in ("hassil", "home-assistant-intents")]
+    recipe = f"{model}|{made_by}|{SEED}|{EXAMPLES_PER_SENTENCE}|{EXPANSIONS_READ}|{sorted(READ)}|{FILL}|{FOR_THE_MODEL}"
+    return hashlib.sha256(recipe.encode("utf-8") + ours + Path(intents.__file__).read_bytes()).hexdigest()[:16]
+
+
+Index = tuple[tuple[str, ...], tuple[SkillCall | None, ...], np.ndarray]
+"""The example sentences, their calls, and their embeddings (one row each)."""
+
+
+def _index(embed: Callable[[Sequence[str]], np.ndarray], cache: Path | None, model: str) -> Index:
+    """The labelled, embedded examples: from the cache when they were made the same way before (sampling and
+    labelling them takes ~12 s here, embedding them ~5 s)."""
+    path = cache / f"examples-{_digest(model)}.npz" if cache is not None else None
+    if path is not None and path.is_file():
+        try:
+            with np.load(path, allow_pickle=False) as saved:
+                texts, calls = tuple(str(t) for t in saved["texts"]), json.loads(str(saved["calls"]))
+                return texts, tuple(SkillCall(*call) if call else None for call in calls), saved["vectors"]
+        except (OSError, ValueError, KeyError) as err:
+            _LOGGER.warning("the embedded examples in %s are unreadable (%s): making them again", path, err)
+    labelled: list[tuple[str, SkillCall | None]] = [*examples(), *((text, None) for text in FOR_THE_MODEL)]
+    texts = tuple(text for text, _ in labelled)
+    vectors = np.concatenate([embed(texts[i : i + 64]) for i in range(0, len(texts), 64)])
+    calls = tuple(call for _, call in labelled)
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_suffix(".partial")
+            with partial.open("wb") as f:
+                said = json.dumps([[c.skill, c.args] if c else None for c in calls])
+                np.savez(f, texts=np.array(texts), calls=np.array(said), vectors=vectors)
+            os.replace(partial, path)
+        except OSError as err:  # a read-only or full disk: made again at the next start
+            _LOGGER.warning("cannot keep the embedded examples in %s: %s", path, err.strerror)
+    return texts, calls, vectors

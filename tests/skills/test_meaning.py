@@ -1,0 +1,130 @@
+"""Requests read by meaning with the real sentence embedding model: a command worded as no template says it, a
+question only the internet could answer now; a question for the model, or about another time, left to the model."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from daemon.box.asking import SilentSink
+from daemon.config import Config, SkillsConfig
+from daemon.engines.load import load_meaning
+from daemon.events import SkillCalled
+from daemon.skills import honest
+from daemon.skills.clock import BoxClock
+from daemon.skills.intents import match
+from daemon.skills.meaning import MeaningRouter
+from daemon.skills.skills import Reply, Skills
+from daemon.turn.volume import VolumeSink
+from tests.fast.test_skills_in_the_box import AssembledBox, box_config
+from tests.harness import of
+from tests.inprocess import ScriptedModel, stand_in_engines
+
+
+@pytest.fixture(scope="module")
+def router(dev_config: Config) -> Iterator[MeaningRouter]:
+    reader = load_meaning(dev_config)
+    assert reader is not None
+    yield reader
+    reader.close()
+
+
+def _skills(router: MeaningRouter) -> Skills:
+    return Skills(BoxClock("system"), VolumeSink(SilentSink()), "boot-a", now_boot=lambda: 1000.0, meaning=router)
+
+
+@pytest.mark.parametrize(
+    ("said", "skill"),
+    [
+        ("What hour is it right now?", "time"),
+        ("Tell me the hour.", "time"),
+        ("Which weekday is it?", "day"),
+        ("Stop every one of the timers.", "timer_cancel"),
+    ],
+)
+def test_a_command_no_template_says_is_read_by_meaning(router: MeaningRouter, said: str, skill: str) -> None:
+    assert match(said) is None  # NOTE: the point: no template takes it
+    call = router.route(said)
+    assert call is not None and call.skill == skill and call.read_as
+
+
+def test_the_time_asked_in_other_words_is_told(router: MeaningRouter) -> None:
+    reply = _skills(router).run(_skills(router).route("What hour is it right now?") or pytest.fail("not routed"))
+    assert reply.text.startswith("It's ")
+
+
+def test_a_command_that_undoes_something_read_by_meaning_is_asked_about_first(router: MeaningRouter) -> None:
+    skills = _skills(router)
+    skills.reminders.timer(600, "", 1000.0, skills.clock.now())
+    call = skills.route("Stop every one of the timers.")
+    assert call is not None
+    reply = skills.run(call)
+    assert reply.text.startswith("Did you mean") and len(skills.reminders.timers()) == 1
+    assert skills.run(skills.route("yes") or pytest.fail("no yes")) == Reply(
+        "10 minutes timer cancelled.", changed=True
+    )
+
+
+def test_a_question_only_the_internet_could_answer_now_gets_the_offline_answer(router: MeaningRouter) -> None:
+    said = "Are the trains running on time today?"
+    assert match(said) is None
+    call = router.route(said)
+    assert call is not None and call.skill == "offline"
+    assert _skills(router).run(call).text == honest.offline(str(call.args["topic"]))
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Who painted the Mona Lisa?",
+        "Suggest a film for tonight.",  # a request for the model, though worded near "what films are on tonight"
+        "When do shops usually close on Sundays?",  # a custom, not a question about now
+        "Why do leaves change colour in autumn?",
+    ],
+)
+def test_a_question_for_the_model_is_left_to_it(router: MeaningRouter, said: str) -> None:
+    assert match(said) is None and router.route(said) is None
+
+
+def test_nothing_and_a_speech_are_no_requests(router: MeaningRouter) -> None:
+    assert router.route("") is None
+    assert router.route(" ".join(["what time is it"] * 10)) is None
+
+
+def test_the_examples_are_made_once_and_a_spoilt_copy_is_made_again(
+    dev_config: Config, router: MeaningRouter, caplog: pytest.LogCaptureFixture
+) -> None:
+    kept = next(Path(dev_config.models.dir).glob("*/examples-*.npz"))
+    again = load_meaning(dev_config)
+    assert again is not None and again.size == router.size
+    assert again.route("Which weekday is it?") == router.route("Which weekday is it?")
+    again.close()
+    kept.write_bytes(b"not an index")
+    with caplog.at_level(logging.WARNING):
+        remade = load_meaning(dev_config)
+    assert remade is not None and remade.size == router.size and "unreadable" in caplog.text
+    assert remade.route("What hour is it right now?") is not None
+    remade.close()
+
+
+def test_turned_off_the_templates_read_alone(dev_config: Config) -> None:
+    off = dataclasses.replace(dev_config, skills=SkillsConfig(by_meaning=False))
+    assert load_meaning(off) is None
+
+
+def test_through_the_box_a_request_read_by_meaning_is_answered_by_its_skill_and_logged_so(
+    router: MeaningRouter, tmp_path: Path
+) -> None:
+    model = ScriptedModel()
+    engines = dataclasses.replace(stand_in_engines(model), meaning=router)
+    with AssembledBox(box_config(tmp_path), engines, tmp_path) as box:
+        told = box.ask("What hour is it right now?")
+        offline = box.ask("Are the trains running on time today?")
+    assert told.answer.startswith("It's ") and offline.answer == honest.offline("travel")
+    calls = [(e.skill, e.by) for e in of(box.events, SkillCalled)]
+    assert calls == [("time", "meaning"), ("offline", "meaning")]
+    assert model.asked == []  # the language model was never asked
