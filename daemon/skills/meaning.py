@@ -1,7 +1,8 @@
 """Requests read by meaning: what no template matched, routed when it means what a template sentence says.
 
 The examples are the templates' own sentences (daemon/skills/sentences.yaml and Home Assistant's), a few of each
-sampled, each labelled by the matcher itself; so nothing here is a second list of phrasings to keep.
+sampled, each labelled by the matcher itself; so no second list of the skills' phrasings is kept here, only a few
+requests that are the model's though worded near them (FOR_THE_MODEL).
 """
 
 from __future__ import annotations
