@@ -7,6 +7,7 @@ requests that are the model's though worded near them (FOR_THE_MODEL).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -139,21 +140,20 @@ class MeaningRouter:
     def __init__(self, embed: Embedder, cache_dir: Path | None, model_id: str) -> None:
         self._embed = embed
         self._texts, self._calls, self._vectors = _index(embed, cache_dir, model_id)
-        self._seen: dict[str, Reading | None] = {}
+        # NOTE: one question is routed at its pause, for an early answer and by the turn: embedded once.
+        self._read = functools.lru_cache(maxsize=256)(self._nearest_said)
 
     def nearest(self, text: str) -> Reading | None:
         """The template sentence nearest in meaning to `text`; None for no words or too many for a command."""
         said = intents.normalise(text)
         if not said or len(said.split()) > intents.MAX_WORDS:
             return None
-        if said not in self._seen:
-            # NOTE: one question is routed at its pause, for an early answer and by the turn: embedded once.
-            likeness = self._vectors @ self._embed([said])[0]
-            best = int(np.argmax(likeness))
-            if len(self._seen) > 256:
-                self._seen.clear()
-            self._seen[said] = Reading(self._calls[best], self._texts[best], float(likeness[best]))
-        return self._seen[said]
+        return self._read(said)
+
+    def _nearest_said(self, said: str) -> Reading:
+        likeness = self._vectors @ self._embed([said])[0]
+        best = int(np.argmax(likeness))
+        return Reading(self._calls[best], self._texts[best], float(likeness[best]))
 
     def route(self, text: str) -> SkillCall | None:
         """The call `text` means, read as its nearest template sentence (`read_as`), or None (the model's)."""
