@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final
 
 from daemon.skills import honest
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a skill says, and whether the turn should then stop quietly."""
+
+    text: str
+    changed: bool = False
+    """Timers, alarms, the volume or the clock changed: the state file should be saved."""
+
 
 VOLUME_STEP: Final = 10
 """Percent a "turn it up" or "turn it down" moves the volume."""

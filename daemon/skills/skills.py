@@ -4,27 +4,23 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Protocol
 
 from daemon.skills import facts, honest, intents
 from daemon.skills.calc import calculate
 from daemon.skills.clock import BoxClock
 from daemon.skills.intents import SkillCall
-from daemon.skills.reminders import MAX_TIMER_S, MIN_TIMER_S, Kind, Reminder, Reminders, boot_clock, say_length
-from daemon.skills.replies import (
-    ALARM_CANCELLED,
-    ALL_ALARMS_CANCELLED,
-    ALL_TIMERS_CANCELLED,
-    FORGOTTEN,
-    LOUDEST,
-    NO_ALARMS,
-    NO_TIMERS,
-    OKAY,
-    VOLUME_STEP,
-    volume_said,
+from daemon.skills.reminder_replies import (
+    cancel_alarms,
+    cancel_timers,
+    list_alarms,
+    set_alarm,
+    start_timer,
+    timers_left,
 )
-from daemon.skills.speech import say_clock, say_date, say_day, say_days, say_number, say_time
+from daemon.skills.reminders import Kind, Reminder, Reminders, boot_clock, say_length
+from daemon.skills.replies import FORGOTTEN, LOUDEST, OKAY, VOLUME_STEP, Reply, volume_said
+from daemon.skills.speech import say_date, say_day, say_days, say_number, say_time
 from daemon.skills.units import Conversion
 
 if TYPE_CHECKING:
@@ -79,15 +75,6 @@ class Home(Protocol):
 
     def status(self) -> dict[str, object]:
         """Whether it is reached."""
-
-
-@dataclass(frozen=True)
-class Reply:
-    """What a skill says, and whether the turn should then stop quietly."""
-
-    text: str
-    changed: bool = False
-    """Timers, alarms, the volume or the clock changed: the state file should be saved."""
 
 
 class Skills:
@@ -209,19 +196,21 @@ class Skills:
                 self.reminders.schedule_alarms(self.clock.now())
                 return Reply(f"Thanks. My clock now says {say_time(self.clock.now())}.", changed=True)
             case "timer_start":
-                return self._start_timer(_int(a, "seconds"), str(a.get("name", "")))
+                name = str(a.get("name", ""))
+                return start_timer(self.reminders, _int(a, "seconds"), name, self.now_boot(), self.clock.now())
             case "timer_left":
-                return self._timers_left(str(a.get("name", "")))
+                return timers_left(self.reminders, str(a.get("name", "")), self.now_boot())
             case "timer_cancel":
-                return self._cancel_timers(str(a.get("name", "")), bool(a.get("all")))
+                return cancel_timers(self.reminders, str(a.get("name", "")), bool(a.get("all")))
             case "alarm_set":
                 days = a.get("days", ())
                 days = tuple(int(d) for d in days) if isinstance(days, tuple | list) else ()
-                return self._set_alarm(_int(a, "hour"), _int(a, "minute"), days)
+                return set_alarm(self.reminders, _int(a, "hour"), _int(a, "minute"), days, self.wall())
             case "alarm_list":
-                return self._list_alarms()
+                return list_alarms(self.reminders)
             case "alarm_cancel":
-                return self._cancel_alarms(a)
+                at = (_int(a, "hour"), _int(a, "minute")) if "hour" in a else None
+                return cancel_alarms(self.reminders, at, bool(a.get("all")))
             case "volume":
                 return self._volume(str(a.get("action", "")), a.get("level"))
             case "calculate" if "impossible" in a:
@@ -249,76 +238,6 @@ class Skills:
             case skill if skill in facts.SKILLS:
                 return Reply(facts.answer(skill, a, self.wall))
         return Reply("I can't do that yet.")
-
-    # -- timers -------------------------------------------------------------------------------------------
-
-    def _start_timer(self, seconds: int, name: str) -> Reply:
-        if not MIN_TIMER_S <= seconds <= MAX_TIMER_S:
-            return Reply(honest.TIMER_LIMITS)
-        if any(t.name and t.name.lower() == name.lower() for t in self.reminders.timers()) and name:
-            return Reply(f"There is already {_a(name)} timer. Cancel it first, or give this one another name.")
-        try:
-            timer = self.reminders.timer(seconds, name, self.now_boot(), self.clock.now())
-        except ValueError as err:
-            return Reply(f"I can't: {err}.")
-        what = _capital(f"{_a(name)} timer") if name else "A timer"
-        return Reply(f"{what} for {say_length(seconds)}, starting now.", changed=bool(timer))
-
-    def _timers_left(self, name: str) -> Reply:
-        timers = self.reminders.find_timers(name)
-        if not timers:
-            return Reply(f"There is no {name} timer." if name else NO_TIMERS)
-        now = self.now_boot()
-        said = [f"{t.label} has {say_length(t.left_s(now))} left" for t in timers]
-        return Reply(_capital("; ".join(said)) + ".")
-
-    def _cancel_timers(self, name: str, everything: bool) -> Reply:
-        timers = self.reminders.timers() if everything else self.reminders.find_timers(name)
-        if not timers:
-            return Reply(f"There is no {name} timer." if name else NO_TIMERS)
-        if len(timers) > 1 and not everything and not name:
-            names = ", ".join(t.label for t in timers)
-            return Reply(f"{len(timers)} timers are running: {names}. Which one? Or say cancel all timers.")
-        self.reminders.remove(timers)
-        said = ALL_TIMERS_CANCELLED if len(timers) > 1 else f"{_capital(timers[0].label)} cancelled."
-        return Reply(said, changed=True)
-
-    # -- alarms -------------------------------------------------------------------------------------------
-
-    def _set_alarm(self, hour: int, minute: int, days: tuple[int, ...]) -> Reply:
-        now = self.wall()
-        try:
-            self.reminders.alarm(hour, minute, days, now)
-        except ValueError as err:
-            return Reply(f"I can't: {err}.")
-        when = " ".join(filter(None, [say_clock(hour, minute), say_days(days)]))
-        if now is None:
-            return Reply(
-                f"Alarm set for {when}, but it can't ring until my clock is set. "
-                "Tell me the time, for example: set the time to seven fifteen pm.",
-                changed=True,
-            )
-        return Reply(f"Alarm set for {when}.", changed=True)
-
-    def _list_alarms(self) -> Reply:
-        alarms = self.reminders.alarms()
-        if not alarms:
-            return Reply(NO_ALARMS)
-        said = [" ".join(filter(None, [say_clock(r.hour, r.minute), say_days(r.days)])) for r in alarms]
-        head = "One alarm is set" if len(said) == 1 else f"{len(said)} alarms are set"
-        return Reply(f"{head}: {', '.join(said)}.")
-
-    def _cancel_alarms(self, a: dict[str, intents.Arg]) -> Reply:
-        alarms = self.reminders.alarms()
-        if "hour" in a:
-            alarms = [r for r in alarms if (r.hour, r.minute) == (a["hour"], a.get("minute", 0))]
-        if not alarms:
-            missing = f"There is no alarm at {say_clock(_int(a, 'hour'), _int(a, 'minute'))}."
-            return Reply(missing if "hour" in a else NO_ALARMS)
-        if len(alarms) > 1 and not a.get("all") and "hour" not in a:
-            return Reply(f"{len(alarms)} alarms are set. Say which time, or say cancel all alarms.")
-        self.reminders.remove(alarms)
-        return Reply(ALARM_CANCELLED if len(alarms) == 1 else ALL_ALARMS_CANCELLED, changed=True)
 
     # -- ringing --------------------------------------------------------------------------------------------
 
@@ -375,15 +294,6 @@ class Skills:
         return Reply(volume_said(v.level), changed=True)
 
 
-def missed_text(missed: list[Reminder]) -> str:
-    """What the box says at start about timers and alarms that came due while it was off."""
-    said = [f"your {r.label}" for r in missed]
-    if not said:
-        return ""
-    listed = said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
-    return _capital(f"{listed} {'was' if len(said) == 1 else 'were'} due while I was off.")
-
-
 def _int(args: dict[str, intents.Arg], name: str) -> int:
     value = args.get(name)
     return int(value) if isinstance(value, int | float | str) else 0
@@ -392,13 +302,3 @@ def _int(args: dict[str, intents.Arg], name: str) -> int:
 def _float(args: dict[str, intents.Arg], name: str) -> float:
     value = args.get(name)
     return float(value) if isinstance(value, int | float | str) else 0.0
-
-
-def _capital(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def _a(word: str) -> str:
-    """`word` after "a" or "an", as it sounds ("an egg timer", "a unicorn timer")."""
-    vowel = word[:1].lower() in "aeio" or (word[:1].lower() == "u" and not word.lower().startswith(("uni", "us", "ut")))
-    return f"{'an' if vowel else 'a'} {word}"

@@ -9,8 +9,9 @@ from collections.abc import Callable
 from typing import Final
 
 from daemon.events import Event, RemindersChanged, SkillCalled
+from daemon.skills.reminder_replies import missed_text
 from daemon.skills.reminders import Reminder
-from daemon.skills.skills import Skills, missed_text
+from daemon.skills.skills import Skills
 from daemon.turn.keeper import TurnKeeper
 
 _LOGGER = logging.getLogger(__name__)

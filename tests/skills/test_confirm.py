@@ -7,7 +7,8 @@ import pytest
 
 from daemon.box.asking import SilentSink
 from daemon.skills.clock import BoxClock
-from daemon.skills.skills import CONFIRM_WITHIN_S, Reply, Skills
+from daemon.skills.replies import Reply
+from daemon.skills.skills import CONFIRM_WITHIN_S, Skills
 from daemon.turn.volume import VolumeSink
 
 

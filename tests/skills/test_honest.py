@@ -15,7 +15,8 @@ from daemon.skills.clock import BoxClock
 from daemon.skills.honest import DEVICES, NOT_ONLINE, OFFLINE, PERSONAL, SUN, TIMER_LIMITS, VOLUME_LIMITS
 from daemon.skills.intents import match
 from daemon.skills.reminders import MAX_TIMER_S, MIN_TIMER_S
-from daemon.skills.skills import Reply, Skills
+from daemon.skills.replies import Reply
+from daemon.skills.skills import Skills
 from daemon.turn.volume import VolumeSink
 
 

@@ -18,7 +18,8 @@ from daemon.skills import honest
 from daemon.skills.clock import BoxClock
 from daemon.skills.intents import match
 from daemon.skills.meaning import MeaningRouter
-from daemon.skills.skills import Reply, Skills
+from daemon.skills.replies import Reply
+from daemon.skills.skills import Skills
 from daemon.turn.volume import VolumeSink
 from tests.fast.test_skills_in_the_box import AssembledBox, box_config
 from tests.harness import of

@@ -1,0 +1,111 @@
+"""What the box does and says for a request about its timers and alarms: start, tell what is left, set, list,
+cancel; and what came due while it was off."""
+
+from __future__ import annotations
+
+from daemon.skills import honest
+from daemon.skills.reminders import MAX_TIMER_S, MIN_TIMER_S, Reminder, Reminders, say_length
+from daemon.skills.replies import (
+    ALARM_CANCELLED,
+    ALL_ALARMS_CANCELLED,
+    ALL_TIMERS_CANCELLED,
+    NO_ALARMS,
+    NO_TIMERS,
+    Reply,
+)
+from daemon.skills.speech import say_clock, say_days
+
+
+def start_timer(reminders: Reminders, seconds: int, name: str, now_boot: float, now_wall: float) -> Reply:
+    """Start a timer of `seconds`, named `name` ("" for none), unless its length or name cannot be."""
+    if not MIN_TIMER_S <= seconds <= MAX_TIMER_S:
+        return Reply(honest.TIMER_LIMITS)
+    if any(t.name and t.name.lower() == name.lower() for t in reminders.timers()) and name:
+        return Reply(f"There is already {a_or_an(name)} timer. Cancel it first, or give this one another name.")
+    try:
+        timer = reminders.timer(seconds, name, now_boot, now_wall)
+    except ValueError as err:
+        return Reply(f"I can't: {err}.")
+    what = capital(f"{a_or_an(name)} timer") if name else "A timer"
+    return Reply(f"{what} for {say_length(seconds)}, starting now.", changed=bool(timer))
+
+
+def timers_left(reminders: Reminders, name: str, now_boot: float) -> Reply:
+    """What is left on the timer named `name`, or on every timer ("" for any)."""
+    timers = reminders.find_timers(name)
+    if not timers:
+        return Reply(f"There is no {name} timer." if name else NO_TIMERS)
+    said = [f"{t.label} has {say_length(t.left_s(now_boot))} left" for t in timers]
+    return Reply(capital("; ".join(said)) + ".")
+
+
+def cancel_timers(reminders: Reminders, name: str, everything: bool) -> Reply:
+    """Cancel the timer named `name`, the only one, or `everything`; ask which when several could be meant."""
+    timers = reminders.timers() if everything else reminders.find_timers(name)
+    if not timers:
+        return Reply(f"There is no {name} timer." if name else NO_TIMERS)
+    if len(timers) > 1 and not everything and not name:
+        names = ", ".join(t.label for t in timers)
+        return Reply(f"{len(timers)} timers are running: {names}. Which one? Or say cancel all timers.")
+    reminders.remove(timers)
+    said = ALL_TIMERS_CANCELLED if len(timers) > 1 else f"{capital(timers[0].label)} cancelled."
+    return Reply(said, changed=True)
+
+
+def set_alarm(reminders: Reminders, hour: int, minute: int, days: tuple[int, ...], now_wall: float | None) -> Reply:
+    """Set an alarm (on `days` of the week, or once); without a trusted clock (`now_wall` None) it waits for one."""
+    try:
+        reminders.alarm(hour, minute, days, now_wall)
+    except ValueError as err:
+        return Reply(f"I can't: {err}.")
+    when = " ".join(filter(None, [say_clock(hour, minute), say_days(days)]))
+    if now_wall is None:
+        return Reply(
+            f"Alarm set for {when}, but it can't ring until my clock is set. "
+            "Tell me the time, for example: set the time to seven fifteen pm.",
+            changed=True,
+        )
+    return Reply(f"Alarm set for {when}.", changed=True)
+
+
+def list_alarms(reminders: Reminders) -> Reply:
+    """Every alarm set, with its days."""
+    alarms = reminders.alarms()
+    if not alarms:
+        return Reply(NO_ALARMS)
+    said = [" ".join(filter(None, [say_clock(r.hour, r.minute), say_days(r.days)])) for r in alarms]
+    head = "One alarm is set" if len(said) == 1 else f"{len(said)} alarms are set"
+    return Reply(f"{head}: {', '.join(said)}.")
+
+
+def cancel_alarms(reminders: Reminders, at: tuple[int, int] | None, everything: bool) -> Reply:
+    """Cancel the alarm `at` (hour, minute), the only one, or `everything`; ask which when several could be meant."""
+    alarms = reminders.alarms()
+    if at is not None:
+        alarms = [r for r in alarms if (r.hour, r.minute) == at]
+    if not alarms:
+        return Reply(f"There is no alarm at {say_clock(*at)}." if at is not None else NO_ALARMS)
+    if len(alarms) > 1 and not everything and at is None:
+        return Reply(f"{len(alarms)} alarms are set. Say which time, or say cancel all alarms.")
+    reminders.remove(alarms)
+    return Reply(ALARM_CANCELLED if len(alarms) == 1 else ALL_ALARMS_CANCELLED, changed=True)
+
+
+def missed_text(missed: list[Reminder]) -> str:
+    """What the box says at start about timers and alarms that came due while it was off."""
+    said = [f"your {r.label}" for r in missed]
+    if not said:
+        return ""
+    listed = said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
+    return capital(f"{listed} {'was' if len(said) == 1 else 'were'} due while I was off.")
+
+
+def capital(text: str) -> str:
+    """`text` with its first letter in upper case (the rest as it is)."""
+    return text[:1].upper() + text[1:]
+
+
+def a_or_an(word: str) -> str:
+    """`word` after "a" or "an", as it sounds ("an egg timer", "a unicorn timer")."""
+    vowel = word[:1].lower() in "aeio" or (word[:1].lower() == "u" and not word.lower().startswith(("uni", "us", "ut")))
+    return f"{'an' if vowel else 'a'} {word}"
