@@ -100,8 +100,9 @@ class LlmConfig:
     """Instructions given before every conversation."""
     max_question_tokens: Annotated[int, Field(ge=16, le=4096)] = 256
     """Longer questions are cut to this many tokens."""
-    encyclopedia: bool = True
-    """Read the model a short passage from the profile's encyclopedia when a question names one of its articles."""
+    encyclopedia: bool = False
+    """Read the model a short passage from the profile's encyclopedia when a question names one of its articles (off:
+    the 1.5B was right on 2 more of 206 held-out questions with it, SmolLM2 on fewer; answers seconds later)."""
 
     def __post_init__(self) -> None:
         """The longest question and answer fit the context."""

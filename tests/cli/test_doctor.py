@@ -25,7 +25,6 @@ def test_doctor_reports_each_part_with_a_fix(
         "stt model",
         "tts model",
         "wake model",
-        "encyclopedia",
         "audio in",
         "audio out",
         "display",
@@ -37,10 +36,18 @@ def test_doctor_reports_each_part_with_a_fix(
     } <= set(checks)
     for role in ("llm", "stt", "tts", "wake"):
         assert checks[f"{role} model"]["ok"], checks[f"{role} model"]
-    assert checks["encyclopedia"]["ok"] and "wiki-vital-summaries-en" in checks["encyclopedia"]["detail"]
+    assert "encyclopedia" not in checks  # read only when llm.encyclopedia is on
     assert checks["display"]["ok"] and checks["button"]["ok"] and checks["serial"]["ok"]
     assert not checks["audio in"]["ok"] and "talkbox devices" in checks["audio in"]["fix"]
     assert status == 1  # a box without a microphone is not a working box
+
+
+def test_doctor_verifies_the_encyclopedia_when_the_box_reads_one(models_dir: Path) -> None:
+    from daemon.cli.doctor import _encyclopedia
+    from daemon.config import Config, LlmConfig, ModelsConfig
+
+    check = _encyclopedia(Config(models=ModelsConfig(dir=str(models_dir)), llm=LlmConfig(encyclopedia=True)))
+    assert check.ok and check.detail.startswith("wiki-vital-summaries-en verified in")
 
 
 def test_doctor_text_report_marks_failures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from daemon.config import Config, ModelsConfig
+from daemon.config import Config, LlmConfig, ModelsConfig
 from daemon.engines.load import load_knowledge
 from daemon.errors import ModelError
 from daemon.knowledge.corpus import BUILD_VERSION, index_path
@@ -63,7 +63,8 @@ def packaged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: bytes, pin: 
         """)
     )
     monkeypatch.syspath_prepend(str(site))
-    return Config(models=ModelsConfig(profile="test", dir=str(tmp_path / "models"), manifest=str(manifest)))
+    models = ModelsConfig(profile="test", dir=str(tmp_path / "models"), manifest=str(manifest))
+    return Config(models=models, llm=LlmConfig(encyclopedia=True))
 
 
 def test_the_index_is_built_from_the_real_package_data_in_seconds(tmp_path: Path) -> None:
@@ -147,7 +148,7 @@ def test_an_index_that_cannot_be_built_leaves_the_model_without_its_encyclopedia
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     (tmp_path / WIKI).write_text("a file where the index's folder should be")  # like a read-only models directory
-    config = Config(models=ModelsConfig(profile="dev", dir=str(tmp_path)))
+    config = Config(models=ModelsConfig(profile="dev", dir=str(tmp_path)), llm=LlmConfig(encyclopedia=True))
     with pytest.raises(ModelError) as info:
         select_knowledge(config)
     assert info.value.code == "knowledge-model-unwritable" and "talkbox models verify" in info.value.message

@@ -1,5 +1,6 @@
-"""Through the real chat model (the dev profile's): the passage is read into the prompt after the question, never
-into the conversation, and the words prefilled while the user speaks stay the answer's prefix."""
+"""Through a real chat model that reads passages (tests/knowledge/conftest.py): the passage is read into the prompt
+after the question, never into the conversation, and the words prefilled while the user speaks stay the answer's
+prefix."""
 
 from __future__ import annotations
 
@@ -54,16 +55,16 @@ def test_prefill_reads_the_passage_while_the_user_speaks(llm) -> None:  # type: 
 
 
 @pytest.mark.slow
-def test_a_passage_the_context_cannot_hold_is_left_out(llm, dev_config: Config) -> None:  # type: ignore[no-untyped-def]
+def test_a_passage_the_context_cannot_hold_is_left_out(llm, reading_config: Config) -> None:  # type: ignore[no-untyped-def]
     llm.conversation.forget()
     "".join(llm.respond("Hi"))  # no passage: the prompt's fixed part and a word
     fixed = llm.stats.prompt_tokens
     llm.conversation.forget()
     # Room for the fixed part and a short question, not for a passage besides.
     tight = dataclasses.replace(
-        dev_config.llm, context_tokens=512, max_question_tokens=16, max_answer_tokens=512 - fixed - 16
+        reading_config.llm, context_tokens=512, max_question_tokens=16, max_answer_tokens=512 - fixed - 16
     )
-    model = LlamaModel(select(dev_config, "llm").path, tight, knowledge=load_knowledge(dev_config))
+    model = LlamaModel(select(reading_config, "llm").path, tight, knowledge=load_knowledge(reading_config))
     try:
         answer = "".join(model.respond("Who wrote War and Peace?"))
         assert answer and model.stats.reference == ""
