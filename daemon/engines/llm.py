@@ -96,6 +96,7 @@ class LlamaModel:
                 model_path=str(model_path),
                 n_ctx=config.context_tokens,
                 n_batch=config.batch_tokens,
+                use_mmap=config.map_file,
                 n_threads=self._threads[0],
                 n_threads_batch=self._threads[1],
                 seed=config.seed if config.seed >= 0 else llama_cpp.LLAMA_DEFAULT_SEED,
