@@ -13,7 +13,7 @@ from daemon.skills.replies import (
     NO_TIMERS,
     Reply,
 )
-from daemon.skills.speech import say_clock, say_days
+from daemon.skills.speech import say_alarm, say_clock, upper_first
 
 
 def start_timer(reminders: Reminders, seconds: int, name: str, now_boot: float, now_wall: float) -> Reply:
@@ -21,12 +21,12 @@ def start_timer(reminders: Reminders, seconds: int, name: str, now_boot: float, 
     if not MIN_TIMER_S <= seconds <= MAX_TIMER_S:
         return Reply(honest.TIMER_LIMITS)
     if any(t.name and t.name.lower() == name.lower() for t in reminders.timers()) and name:
-        return Reply(f"There is already {a_or_an(name)} timer. Cancel it first, or give this one another name.")
+        return Reply(f"There is already {_a_or_an(name)} timer. Cancel it first, or give this one another name.")
     try:
         timer = reminders.timer(seconds, name, now_boot, now_wall)
     except ValueError as err:
         return Reply(f"I can't: {err}.")
-    what = capital(f"{a_or_an(name)} timer") if name else "A timer"
+    what = upper_first(f"{_a_or_an(name)} timer") if name else "A timer"
     return Reply(f"{what} for {say_length(seconds)}, starting now.", changed=bool(timer))
 
 
@@ -36,7 +36,7 @@ def timers_left(reminders: Reminders, name: str, now_boot: float) -> Reply:
     if not timers:
         return Reply(f"There is no {name} timer." if name else NO_TIMERS)
     said = [f"{t.label} has {say_length(t.left_s(now_boot))} left" for t in timers]
-    return Reply(capital("; ".join(said)) + ".")
+    return Reply(upper_first("; ".join(said)) + ".")
 
 
 def cancel_timers(reminders: Reminders, name: str, everything: bool) -> Reply:
@@ -48,7 +48,7 @@ def cancel_timers(reminders: Reminders, name: str, everything: bool) -> Reply:
         names = ", ".join(t.label for t in timers)
         return Reply(f"{len(timers)} timers are running: {names}. Which one? Or say cancel all timers.")
     reminders.remove(timers)
-    said = ALL_TIMERS_CANCELLED if len(timers) > 1 else f"{capital(timers[0].label)} cancelled."
+    said = ALL_TIMERS_CANCELLED if len(timers) > 1 else f"{upper_first(timers[0].label)} cancelled."
     return Reply(said, changed=True)
 
 
@@ -58,7 +58,7 @@ def set_alarm(reminders: Reminders, hour: int, minute: int, days: tuple[int, ...
         reminders.alarm(hour, minute, days, now_wall)
     except ValueError as err:
         return Reply(f"I can't: {err}.")
-    when = " ".join(filter(None, [say_clock(hour, minute), say_days(days)]))
+    when = say_alarm(hour, minute, days)
     if now_wall is None:
         return Reply(
             f"Alarm set for {when}, but it can't ring until my clock is set. "
@@ -73,7 +73,7 @@ def list_alarms(reminders: Reminders) -> Reply:
     alarms = reminders.alarms()
     if not alarms:
         return Reply(NO_ALARMS)
-    said = [" ".join(filter(None, [say_clock(r.hour, r.minute), say_days(r.days)])) for r in alarms]
+    said = [say_alarm(r.hour, r.minute, r.days) for r in alarms]
     head = "One alarm is set" if len(said) == 1 else f"{len(said)} alarms are set"
     return Reply(f"{head}: {', '.join(said)}.")
 
@@ -97,15 +97,10 @@ def missed_text(missed: list[Reminder]) -> str:
     if not said:
         return ""
     listed = said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
-    return capital(f"{listed} {'was' if len(said) == 1 else 'were'} due while I was off.")
+    return upper_first(f"{listed} {'was' if len(said) == 1 else 'were'} due while I was off.")
 
 
-def capital(text: str) -> str:
-    """`text` with its first letter in upper case (the rest as it is)."""
-    return text[:1].upper() + text[1:]
-
-
-def a_or_an(word: str) -> str:
+def _a_or_an(word: str) -> str:
     """`word` after "a" or "an", as it sounds ("an egg timer", "a unicorn timer")."""
     vowel = word[:1].lower() in "aeio" or (word[:1].lower() == "u" and not word.lower().startswith(("uni", "us", "ut")))
     return f"{'an' if vowel else 'a'} {word}"

@@ -11,6 +11,11 @@ from ovos_number_parser import pronounce_number
 _DAYS: Final = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
+def upper_first(text: str) -> str:
+    """`text` with its first letter in upper case (the rest as it is): a sentence that begins with a name."""
+    return text[:1].upper() + text[1:]
+
+
 def say_clock(hour: int, minute: int) -> str:
     """ "seven oh five pm", "twelve noon", "midnight"."""
     if (hour, minute) == (0, 0):
@@ -57,6 +62,11 @@ def say_days(days: tuple[int, ...]) -> str:
         return "every day"
     names = [_DAYS[d] for d in days]
     return "every " + (names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1])
+
+
+def say_alarm(hour: int, minute: int, days: tuple[int, ...]) -> str:
+    """An alarm's time and days: "seven am every weekday", "six thirty pm"."""
+    return " ".join(filter(None, [say_clock(hour, minute), say_days(days)]))
 
 
 def say_number(value: float) -> str:

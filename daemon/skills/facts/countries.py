@@ -7,7 +7,7 @@ import re
 import unicodedata
 from typing import Any, Final
 
-from daemon.skills.speech import say_about
+from daemon.skills.speech import say_about, upper_first
 
 POPULATION_YEAR: Final = 2014
 """About when countryinfo's head counts were made (Spain's is the INE's of 1 January 2014, Australia's mid-2014):
@@ -136,7 +136,7 @@ def answer(code: str, fact: str, said: str) -> str:
             if not codes:
                 return f"I don't have the currency of {name}."
             names = [f"the {_currency(c)}" for c in codes]
-            return _sentence(f"{name} uses {_listed(names)}.")
+            return upper_first(f"{name} uses {_listed(names)}.")
         case "languages":
             languages = [_language(str(c)) for c in record.get("languages") or []]
             if not languages:
@@ -148,14 +148,10 @@ def answer(code: str, fact: str, said: str) -> str:
             if not isinstance(people, int) or people <= 0:
                 return f"I don't have the population of {name}."
             count = f"{say_about(people)} people around {POPULATION_YEAR}"
-            return _sentence(f"{name} had {count}, the latest count I have.")
+            return upper_first(f"{name} had {count}, the latest count I have.")
         case "area":
             area = record.get("area")
             if not isinstance(area, int | float) or area <= 0:
                 return f"I don't have the area of {name}."
-            return _sentence(f"{name} covers {say_about(area)} square kilometres.")
+            return upper_first(f"{name} covers {say_about(area)} square kilometres.")
     return f"I don't know that about {name}."
-
-
-def _sentence(text: str) -> str:
-    return text[:1].upper() + text[1:]

@@ -7,7 +7,7 @@ import re
 from typing import TYPE_CHECKING, Final
 
 from daemon.skills.amounts import parse_number
-from daemon.skills.speech import say_letters, say_number
+from daemon.skills.speech import say_letters, say_number, upper_first
 
 if TYPE_CHECKING:
     from periodictable.core import Element
@@ -74,7 +74,7 @@ def answer(fact: str, element: Element | None, said: str) -> str:
         case "mass":
             return f"The atomic mass of {name} is {say_number(float(element.mass))}."
         case "name":
-            return f"{_capital(name)} is element number {element.number}, symbol {element.symbol}."
+            return f"{upper_first(name)} is element number {element.number}, symbol {element.symbol}."
     return f"I don't know that about {name}."
 
 
@@ -86,7 +86,3 @@ def _unknown(fact: str, said: str) -> str:
     if fact == "name":
         return f"No element has the symbol {said}."
     return f"I don't know an element called {said}."
-
-
-def _capital(text: str) -> str:
-    return text[:1].upper() + text[1:]
