@@ -82,7 +82,7 @@ def run_eval_skills(
     from daemon.engines.load import load_llm, load_meaning
     from daemon.lab.evaluation import skills as ev
     from daemon.lab.evaluation.skill_phrases import PHRASES
-    from daemon.skills import intents
+    from daemon.skills import honest, intents
     from daemon.skills.tools import ToolCaller
 
     phrases = PHRASES
@@ -100,7 +100,7 @@ def run_eval_skills(
     if (meaning := load_meaning(config)) is not None:
 
         def by_meaning(text: str) -> intents.SkillCall | None:
-            return intents.match(text) or meaning.route(text)
+            return intents.match(text) or meaning.route(text) or honest.of_the_moment(intents.normalise(text))
 
         report["templates + meaning"] = ev.report(ev.route_all(by_meaning, said))
         meaning.close()

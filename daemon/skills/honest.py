@@ -7,6 +7,7 @@ from typing import Final
 
 from daemon.skills.amounts import digits
 from daemon.skills.calc import Impossible
+from daemon.skills.call import SkillCall
 from daemon.skills.reminders import MAX_TIMER_DAYS, MIN_TIMER_S
 from daemon.skills.speech import say_number
 
@@ -72,6 +73,36 @@ def is_now(slot: str) -> bool:
 def is_amount(slot: str) -> bool:
     """True if `slot` says an amount of something ("10 dollars", "a pound"), as an exchange rate's question does."""
     return re.fullmatch(r"(?:an?|one|-?\d+(?:\.\d+)?)(?:\s+\w+){1,2}", digits(slot)) is not None
+
+
+_MOMENT: Final = re.compile(
+    r"\b(now|right now|at the moment|currently|at present|so far|yet|today|tonight|this (morning|afternoon|evening|"
+    r"week|weekend)|tomorrow|yesterday|last night|next week|next weekend)('s)?\b"
+)
+_ASKED: Final = re.compile(
+    r"(what|what's|whats|who|who's|whos|where|where's|when|when's|which|how|how's|is|are|was|were|did|does|do|has|"
+    r"have|had|will|any|anything)\b"
+)
+# NOTE: what a question about a moment may still be that the box or its model can answer: a request for an idea
+# ("what should I cook tonight"), a word to the box itself ("how are you today"), the calendar and the clock (which
+# the templates answer when they know the wording; unknown wordings stay the model's).
+_NOT_OF_THE_MOMENT: Final = re.compile(
+    r"\b(should|shall|could|can|suggest|recommend|ideas?|you|your|yourself|how (do|does|would) (i|we)|time|date|"
+    r"what (day|year|month)|"
+    r"how (many|much) (days|weeks|hours|minutes|time)|how long (until|till|to|before)|until|till|christmas|easter|"
+    r"halloween|new year|holidays?|birthday)\b"
+)
+_ME: Final = re.compile(r"\b(i|i'm|i've|i'd|my|me|mine|myself)\b")
+
+
+def of_the_moment(said: str) -> SkillCall | None:
+    """The offline answer to a question about what is happening now, today or yesterday that no template took:
+    only the internet or the user could know it ("was there an earthquake today", "is my son home yet")."""
+    if _ASKED.match(said) is None or _MOMENT.search(said) is None or _NOT_OF_THE_MOMENT.search(said):
+        return None
+    if _NOT_NOW.search(digits(said)):
+        return None  # "what was the weather like on mars yesterday": no news reports it
+    return SkillCall("offline", {"topic": "personal" if _ME.search(said) else "moment"})
 
 
 def offline(topic: str) -> str:

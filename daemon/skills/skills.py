@@ -97,11 +97,13 @@ class Skills:
         """Home Assistant, when the box is linked to one: home commands the skills leave go there."""
 
     def route(self, text: str) -> SkillCall | None:
-        """The skill a sentence template says `text` asks for, else the one it means (read by meaning), or None (a
-        question for the language model)."""
+        """The skill a sentence template says `text` asks for, else the one it means (read by meaning), else the
+        offline answer to a question about the moment, or None (a question for the language model)."""
         call = intents.match(text)
         if call is None and self.meaning is not None:
             call = self.meaning.route(text)
+        if call is None:
+            call = honest.of_the_moment(intents.normalise(text))
         if self.home is not None and (call is None or call.read_as or call.skill == "offline"):
             # NOTE: the box's own skills win, but not a loose reading of a sentence that names a light as heard,
             # nor "I can't know that offline" for what the home knows (its weather). A question handed to Home

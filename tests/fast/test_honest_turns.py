@@ -11,7 +11,7 @@ import pytest
 
 from daemon.events import RemindersChanged, SkillCalled, SpeakingFinished
 from daemon.ports import Engines
-from daemon.skills.honest import NOT_ONLINE, OFFLINE, TIMER_LIMITS, VOLUME_LIMITS
+from daemon.skills.honest import NOT_ONLINE, OFFLINE, PERSONAL, TIMER_LIMITS, VOLUME_LIMITS
 from tests.fast.script import ANSWER, QUESTION
 from tests.fast.test_skills_in_the_box import AssembledBox, box_config
 from tests.harness import names, of
@@ -34,6 +34,8 @@ HONEST = [
     ("what's on tv tonight", "offline", OFFLINE),
     ("how's the traffic this morning", "offline", OFFLINE),
     ("search the internet for cheap flights", "offline", NOT_ONLINE),
+    ("was there an earthquake in chile today", "offline", OFFLINE),  # no template: a question about the moment
+    ("is my daughter back from school yet", "offline", PERSONAL),
 ]
 """Each request, the skill that must answer it and its whole reply."""
 
@@ -75,7 +77,8 @@ def test_an_honest_answer_may_be_spoken(box: AssembledBox, voice: ToneVoice) -> 
 
 
 def test_general_questions_near_a_skill_still_go_to_the_model(box: AssembledBox, model: ScriptedModel) -> None:
-    near = [QUESTION, "what causes rain", "what is the square root of a negative number", "who won the space race"]
+    near = [QUESTION, "what causes rain", "what is the square root of a negative number", "who won the space race",
+            "what should I cook tonight"]  # fmt: skip
     answers = [box.ask(question).answer for question in near]
     assert answers[0] == ANSWER
     assert answers[1:] == [f"You said: {question}" for question in near[1:]]

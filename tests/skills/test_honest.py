@@ -279,6 +279,50 @@ def test_questions_near_the_new_offline_ones_still_reach_the_language_model(said
     assert call is None or call.skill != "offline", call
 
 
+@pytest.mark.parametrize(
+    ("said", "reply"),
+    [
+        ("was there an earthquake in chile today", OFFLINE),
+        ("what are people saying about the strike right now", OFFLINE),
+        ("who scored for the home side last night", OFFLINE),
+        ("is the ferry to calais running this morning", OFFLINE),
+        ("is my daughter back from school yet", PERSONAL),
+        ("how long did I sleep last night", PERSONAL),
+    ],
+)
+def test_a_question_about_the_moment_no_template_takes_is_answered_honestly(said: str, reply: str) -> None:
+    skills = _skills()
+    assert match(said) is None  # no template: worded unlike the offline topics
+    call = skills.route(said)
+    assert call is not None and skills.run(call) == Reply(reply)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "what should I cook for dinner tonight",
+        "can you suggest something to do this evening",
+        "how are you today",
+        "what did you learn today",
+        "how do I get a stain out of a shirt now",
+        "how many days until christmas now",
+        "what's the weather like on mars today",
+        "is it christmas yet",
+        "I feel tired today",
+        "tell me something interesting today",
+    ],
+)
+def test_questions_that_name_the_moment_yet_are_the_models_still_reach_it(said: str) -> None:
+    call = _skills().route(said)
+    assert call is None or call.skill != "offline", call
+
+
+def test_general_questions_reach_the_language_model_past_every_router() -> None:
+    skills = _skills()
+    taken = {said: call for said in GENERAL if (call := skills.route(said)) is not None}
+    assert taken == {}
+
+
 def test_a_conversion_in_pounds_is_still_a_conversion_not_an_exchange_rate() -> None:
     assert _asked(_skills(), "how much is 5 kilos in pounds") == ("convert", Reply("5 kilograms is 11.02 pounds."))
 
