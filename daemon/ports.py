@@ -186,6 +186,11 @@ class LanguageModel(Protocol):
         pays for what changes; returns the model's probability that the user's turn ends there."""
         ...
 
+    def read_history(self) -> None:
+        """Evaluate the conversation so far into the cache in the background (after a skill's exchange was
+        remembered), so that the next question pays only for its own words; gives way to a question's words."""
+        ...
+
     def constrained(self, instruction: str, grammar: str, max_tokens: int) -> str:
         """The model's greedy reply to `instruction`, held to a GBNF `grammar`; nothing is remembered."""
         ...

@@ -116,6 +116,8 @@ class ScriptedModel:
         """Every question `respond` was given, in order."""
         self.prefilled: list[str] = []
         """Every text `prefill` was given, in order."""
+        self.histories_read = 0
+        """How many times the conversation was read ahead."""
         self.tool_requests: list[str] = []
         """Every request `constrained` was asked to turn into a tool call, in order."""
 
@@ -179,6 +181,10 @@ class ScriptedModel:
         """Note the words; the fixed probability that the turn ends there."""
         self.prefilled.append(question)
         return self._p_end
+
+    def read_history(self) -> None:
+        """Note that the conversation would be read now."""
+        self.histories_read += 1
 
     def constrained(self, instruction: str, grammar: str, max_tokens: int) -> str:
         """The scripted tool line for the request the instruction ends with ("none" for any other)."""

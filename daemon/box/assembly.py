@@ -155,6 +155,8 @@ def _restore(
     store = StateStore(directory.expanduser(), config.state.keep_history)
     saver = TurnSaver(store, engines.memory, keeper.emit)
     state = saver.restore()
+    if state.history:
+        engines.llm.read_history()  # a conversation brought back is read before its first question, not by it
     missed: list[Reminder] = []
     if skills is not None:
         settings = state.settings

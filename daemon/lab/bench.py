@@ -27,7 +27,7 @@ from daemon.lab.measure import cpu_s, memory_bandwidth_gbs, memory_mb, peak_rss_
 from daemon.lab.reminder_timing import STATES as REMINDER_STATES
 from daemon.lab.reminder_timing import reminder_delays
 from daemon.lab.turn_timing import QUESTIONS, QUICK_QUESTIONS, first_audio, timed_turn, warm_up
-from daemon.ports import AUDIO_RATE_HZ, AudioSink, Engines
+from daemon.ports import AUDIO_RATE_HZ, AudioSink, Engines, Exchange
 from daemon.turn.sentences import LONG_NUMBERS, LONGEST_SENTENCE
 from hardware.audio import WavFileSink, WavFileSource
 
@@ -139,6 +139,33 @@ def _system_prompt_effect(engines: Engines, question: str, repeats: int = 3) -> 
             into.append(engines.llm.stats.prompt_s)
             engines.memory.forget()
     return {"warm_s": statistics.median(warm), "cold_s": statistics.median(cold)}
+
+
+SKILL_EXCHANGES: Final = (
+    Exchange("Set a timer for ten minutes for the pasta.", "A pasta timer for 10 minutes, starting now."),
+    Exchange("What is fifteen percent of eighty?", "That's 12."),
+    Exchange("What is the capital of Portugal?", "The capital of Portugal is Lisbon."),
+)
+"""Three exchanges the skills had before a question for the model: remembered, though the model never saw them."""
+
+
+def _history_effect(engines: Engines, question: str, repeats: int = 3) -> dict[str, float]:
+    """Seconds to the first token of a question after three skills' exchanges: the conversation read ahead (as the
+    turn does once a skill's exchange is remembered, given the pause before the next question) vs not."""
+    times: dict[str, list[float]] = {"read_s": [], "unread_s": []}
+    for _ in range(repeats):
+        for key in times:
+            engines.memory.forget()
+            warm_up(engines)
+            engines.memory.remember(SKILL_EXCHANGES)
+            if key == "read_s":
+                engines.llm.read_history()
+            stream = cast(Generator[str, None, None], engines.llm.respond(question))
+            next(stream, None)  # waits for the reading ahead, then times its own prompt
+            stream.close()
+            times[key].append(engines.llm.stats.prompt_s)
+    engines.memory.forget()
+    return {key: statistics.median(values) for key, values in times.items()}
 
 
 def _working_memory(engines: Engines) -> dict[str, float]:
@@ -268,6 +295,7 @@ def run_bench(config: Config, out: Path, quick: bool = False, say: Callable[[str
     # model below would add its own.
     report["peak_rss_mb"] = max(peak_rss_mb(), report["peak_rss_during_load_mb"])
     report["system_prompt_first_token_s"] = _system_prompt_effect(engines, questions[0])
+    report["after_skills_first_token_s"] = _history_effect(engines, questions[0])
     report["decode_tok_s"] = _decode(engines, config, out, 3 if quick else DECODE_PAIRS)
     say("decode measured")
     report["components"] = _components(engines)
@@ -339,6 +367,11 @@ def table(report: dict[str, Any]) -> str:
         (
             "  1st token, system prompt warmed / cold",
             f"{warm['warm_s']:.2f} / {warm['cold_s']:.2f} s",
+        ),
+        (
+            "  1st token after 3 skills' exchanges, read ahead / not",
+            f"{report['after_skills_first_token_s']['read_s']:.2f} / "
+            f"{report['after_skills_first_token_s']['unread_s']:.2f} s",
         ),
         (
             "decode in the pipeline / bare llama_cpp.Llama",

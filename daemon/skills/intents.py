@@ -228,6 +228,9 @@ def _text(values: dict[str, object], name: str) -> str:
     return strip_fillers(str(values.get(name) or ""))
 
 
+_CANCEL_IT: Final = re.compile(r"(let's )?cancel (it|that|this)( now| please)?")
+
+
 def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
     """The skill call an intent match means, or None when its slots do not parse."""
     match intent:
@@ -264,7 +267,8 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             level = read_volume(_text(v, "level"))
             return SkillCall("volume", {"action": "set", "level": level}) if level is not None else None
         case "TalkboxStop" | "HassNevermind":
-            return SkillCall("stop")
+            # NOTE: "cancel it" may mean the timer or alarm just set or asked about (skills.py resolves "it").
+            return SkillCall("stop", {"action": "cancel"} if _CANCEL_IT.fullmatch(said) else {})
         case "TalkboxRepeat":
             return SkillCall("repeat")
         case "TalkboxHelp":

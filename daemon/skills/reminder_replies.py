@@ -39,9 +39,11 @@ def timers_left(reminders: Reminders, name: str, now_boot: float) -> Reply:
     return Reply(upper_first("; ".join(said)) + ".")
 
 
-def cancel_timers(reminders: Reminders, name: str, everything: bool) -> Reply:
-    """Cancel the timer named `name`, the only one, or `everything`; ask which when several could be meant."""
+def cancel_timers(reminders: Reminders, name: str, everything: bool, which: int | None = None) -> Reply:
+    """Cancel the timer named `name`, the only one, or `everything`; ask which when several could be meant.
+    `which`: the id of the one meant ("cancel it" just after it was set)."""
     timers = reminders.timers() if everything else reminders.find_timers(name)
+    timers = [t for t in timers if t.id == which] if which is not None else timers
     if not timers:
         return Reply(f"There is no {name} timer." if name else NO_TIMERS)
     if len(timers) > 1 and not everything and not name:

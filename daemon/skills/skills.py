@@ -48,6 +48,8 @@ ANSWERS_ONLY: Final = (
     | facts.SKILLS
 )
 """Requests that only answer (the time, a sum, a fact, what is left on a timer): they change nothing."""
+IT_WITHIN_S: Final = 60.0
+"""How long the timer or alarm a request just set or asked about stays what "cancel it" means."""
 CONFIRM_WITHIN_S: Final = 30.0
 """How long a yes still confirms the misheard request the box asked about."""
 
@@ -91,6 +93,8 @@ class Skills:
     ) -> None:
         self.clock, self.volume, self.now_boot, self.meaning = clock, volume, now_boot, meaning
         self.reminders = Reminders(boot)
+        self._it: tuple[int, float] | None = None
+        """The timer or alarm the last request about them set or asked about, and when (boot clock)."""
         self._waiting: tuple[SkillCall, float] | None = None
         """A misheard request waiting for the user's yes, and when it was asked about (boot clock)."""
         self.home: Home | None = None
@@ -115,7 +119,31 @@ class Skills:
                 call = home
         if call is not None and call.skill in ANSWERS and self.waiting() is None:
             return None  # a yes or a no with nothing asked about is the conversation's (the model's)
+        if call is not None and call.skill == "stop" and call.args.get("action") == "cancel":
+            return self._cancel_it(call) or call
         return call
+
+    def _cancel_it(self, said: SkillCall) -> SkillCall | None:
+        """The call that cancels the timer or alarm just set or asked about, if it is still there ("cancel it")."""
+        it = next((r for r in self.reminders.all() if self._it and r.id == self._it[0]), None)
+        if it is None or self._it is None or self.now_boot() - self._it[1] > IT_WITHIN_S:
+            return None
+        if it.kind is Kind.TIMER:
+            return SkillCall("timer_cancel", {"id": it.id}, read_as=said.read_as, by_meaning=said.by_meaning)
+        at: dict[str, intents.Arg] = {"hour": it.hour, "minute": it.minute}
+        return SkillCall("alarm_cancel", at, read_as=said.read_as, by_meaning=said.by_meaning)
+
+    def _note_it(self, call: SkillCall, held: set[int]) -> None:
+        """Remember which timer or alarm a request set or asked about, when it was one: "cancel it" then means it."""
+        if call.skill in ("timer_start", "alarm_set"):
+            found = [r for r in self.reminders.all() if r.id not in held]
+        elif call.skill == "timer_left":
+            found = self.reminders.find_timers(str(call.args.get("name", "")))
+        elif call.skill == "alarm_list":
+            found = self.reminders.alarms()
+        else:
+            return
+        self._it = (found[0].id, self.now_boot()) if len(found) == 1 else None
 
     def answer(self, call: SkillCall) -> Reply | None:
         """The reply to a request that only answers, worked out without doing anything (so it may be prepared
@@ -166,6 +194,12 @@ class Skills:
 
     def run(self, call: SkillCall, *, last_answer: str = "", forget: Callable[[], None] | None = None) -> Reply:
         """Do what `call` asks and say so."""
+        held = {r.id for r in self.reminders.all()}
+        reply = self._run(call, last_answer=last_answer, forget=forget)
+        self._note_it(call, held)
+        return reply
+
+    def _run(self, call: SkillCall, *, last_answer: str, forget: Callable[[], None] | None) -> Reply:
         waiting, self._waiting = self.waiting(), None  # asked about once: anything else said moves on
         if call.read_as and call.skill in CONFIRM_FIRST:
             # NOTE: a loose reading that would undo something (cancel, forget, mute, reset the clock) is asked
@@ -203,7 +237,8 @@ class Skills:
             case "timer_left":
                 return timers_left(self.reminders, str(a.get("name", "")), self.now_boot())
             case "timer_cancel":
-                return cancel_timers(self.reminders, str(a.get("name", "")), bool(a.get("all")))
+                which = _int(a, "id") if "id" in a else None
+                return cancel_timers(self.reminders, str(a.get("name", "")), bool(a.get("all")), which)
             case "alarm_set":
                 days = a.get("days", ())
                 days = tuple(int(d) for d in days) if isinstance(days, tuple | list) else ()

@@ -207,6 +207,7 @@ class Turn:
                 heard = result.spoken if result.interrupted else result.text
                 if heard.strip():
                     p.engines.memory.remember((Exchange(question.text, heard),))
+                    p.engines.llm.read_history()  # while the user thinks of the next question
         except TalkboxError as err:
             p.emit(TurnFailed(turn=self.number, code=err.code, message=err.message))
             error = err

@@ -14,6 +14,7 @@ from daemon.errors import ConfigError
 from daemon.modelstore.gguf import read_header
 from daemon.modelstore.manifest import load_manifest, verify
 from daemon.modelstore.quantize import quantize
+from daemon.ports import Exchange
 
 
 def test_answers_a_plain_question_in_its_own_chat_template(llm) -> None:  # type: ignore[no-untyped-def]
@@ -37,6 +38,26 @@ def test_follow_up_uses_the_conversation(llm) -> None:  # type: ignore[no-untype
     # The remembered exchange is in the prompt, and its KV state was reused rather than re-evaluated.
     assert llm.stats.prompt_tokens > alone.prompt_tokens
     assert llm.stats.evaluated_tokens < llm.stats.prompt_tokens
+
+
+def test_a_skills_exchange_is_read_before_the_next_question_not_by_it(llm) -> None:  # type: ignore[no-untyped-def]
+    said = [("Set a timer for ten minutes.", "Timer set for 10 minutes, starting now."),
+            ("What is 15 percent of 80?", "That's 12.")]  # fmt: skip
+    asked = "How long do eggs take to boil?"
+    llm.conversation.forget()
+    llm.warm_up()
+    llm.conversation.remember(tuple(Exchange(q, a) for q, a in said))
+    "".join(llm.respond(asked))
+    unread = llm.stats.evaluated_tokens  # the skills' exchanges were read by the question
+    llm.conversation.forget()
+    llm.warm_up()
+    llm.conversation.remember(tuple(Exchange(q, a) for q, a in said))
+    llm.read_history()  # as the turn does once a skill's exchange is remembered
+    "".join(llm.respond(asked))
+    question = len(llm._llm.tokenize(asked.encode(), add_bos=False))
+    assert llm.stats.prompt_tokens > unread > llm.stats.evaluated_tokens
+    assert llm.stats.evaluated_tokens <= question + 8  # the question and the turn's own tokens, no more
+    llm.conversation.forget()
 
 
 def test_system_prompt_is_pre_evaluated(llm) -> None:  # type: ignore[no-untyped-def]

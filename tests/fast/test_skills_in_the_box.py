@@ -29,6 +29,7 @@ from daemon.events import (
     Event,
     EventBus,
     ListeningEnded,
+    RemindersChanged,
     Ringing,
     SkillCalled,
     SpeakingFinished,
@@ -185,6 +186,24 @@ def test_a_conversion_is_answered_by_its_skill(box: AssembledBox, model: Scripte
 def test_a_question_no_skill_takes_goes_to_the_model(box: AssembledBox, model: ScriptedModel) -> None:
     assert box.ask(QUESTION).answer == ANSWER
     assert model.asked == [QUESTION] and of(box.events, SkillCalled) == []
+
+
+def test_a_skills_exchange_is_remembered_and_read_by_the_model_before_the_next_question(
+    box: AssembledBox, model: ScriptedModel, stand_ins: Engines
+) -> None:
+    box.ask("what is 17 times 23")
+    assert [(x.question, x.answer) for x in stand_ins.memory.remembered()] == [("what is 17 times 23", "That's 391.")]
+    assert model.histories_read == 1 and model.asked == []
+    box.ask(QUESTION)  # the model's own exchange is in its cache already: nothing to read ahead
+    assert model.histories_read == 1 and model.asked == [QUESTION]
+
+
+def test_cancel_it_after_setting_a_timer_cancels_that_timer_in_a_turn(box: AssembledBox) -> None:
+    box.ask("set a timer for 10 minutes for the pasta")
+    box.events.clear()
+    assert box.ask("cancel it").answer == "Pasta timer cancelled."
+    assert skill_calls(box.events)[0][0] == "timer_cancel"
+    assert [e.timers for e in of(box.events, RemindersChanged)] == [()]  # the display is told it is gone
 
 
 def test_a_skill_answer_may_be_spoken(box: AssembledBox, voice: ToneVoice) -> None:
