@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Protocol
@@ -186,9 +187,10 @@ class LanguageModel(Protocol):
         pays for what changes; returns the model's probability that the user's turn ends there."""
         ...
 
-    def read_history(self) -> None:
+    def read_history(self) -> Future[None]:
         """Evaluate the conversation so far into the cache in the background (after a skill's exchange was
-        remembered), so that the next question pays only for its own words; gives way to a question's words."""
+        remembered), so that the next question pays only for its own words; gives way to a question's words and to
+        an answer (which reads the rest). Done when it has read or given way."""
         ...
 
     def constrained(self, instruction: str, grammar: str, max_tokens: int) -> str:

@@ -12,6 +12,7 @@ detector takes for the wake phrase.
 from __future__ import annotations
 
 import collections
+import concurrent.futures
 import re
 import threading
 from collections.abc import Iterable, Iterator, Mapping
@@ -182,9 +183,12 @@ class ScriptedModel:
         self.prefilled.append(question)
         return self._p_end
 
-    def read_history(self) -> None:
-        """Note that the conversation would be read now."""
+    def read_history(self) -> concurrent.futures.Future[None]:
+        """Note that the conversation would be read now; done at once."""
         self.histories_read += 1
+        done: concurrent.futures.Future[None] = concurrent.futures.Future()
+        done.set_result(None)
+        return done
 
     def constrained(self, instruction: str, grammar: str, max_tokens: int) -> str:
         """The scripted tool line for the request the instruction ends with ("none" for any other)."""

@@ -246,12 +246,13 @@ class LlamaModel:
             self._reading = self._reader.submit(self._read_ahead, messages, question, budget, words)
         return p_end
 
-    def read_history(self) -> None:
+    def read_history(self) -> concurrent.futures.Future[None]:
         """Evaluate the conversation so far into the cache in the background, so that the next question pays only
-        for its own words; it gives way to a question's words (they read what is left of it)."""
+        for its own words; it gives way to a question's words and to an answer (they read what is left of it)."""
         # NOTE: a skill's exchange is remembered without the model: six of them (sums, a timer, the calendar) left
         # ~210 tokens for the next question to read first, 10 s of a 1.5B brain's prompt reading here.
         self._reading = self._reader.submit(self._read_history)
+        return self._reading
 
     def _read_history(self) -> None:
         """Evaluate the prompt that every next question shares: up to where its words would begin."""
@@ -350,7 +351,14 @@ class LlamaModel:
 
     def respond(self, question: str, cancel: threading.Event | None = None) -> Iterator[str]:
         """Yield the answer to `question` piece by piece; remember the exchange when done or cancelled."""
-        self._reading.result()  # the passage being read ahead is this answer's prompt: it is not read twice
+        with self._waiting_lock:
+            self._waiting += 1  # what is being read ahead gives way: the answer reads what is left in one batch
+        try:
+            # NOTE: what was read ahead is this answer's prompt (the conversation, a passage): it is not read twice.
+            self._reading.result()
+        finally:
+            with self._waiting_lock:
+                self._waiting -= 1
         with self._lock:
             fitted = self.fit_question(question)
             if not fitted.text:

@@ -159,9 +159,9 @@ def _history_effect(engines: Engines, question: str, repeats: int = 3) -> dict[s
             warm_up(engines)
             engines.memory.remember(SKILL_EXCHANGES)
             if key == "read_s":
-                engines.llm.read_history()
+                engines.llm.read_history().result()  # the pause before the next question
             stream = cast(Generator[str, None, None], engines.llm.respond(question))
-            next(stream, None)  # waits for the reading ahead, then times its own prompt
+            next(stream, None)
             stream.close()
             times[key].append(engines.llm.stats.prompt_s)
     engines.memory.forget()

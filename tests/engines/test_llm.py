@@ -52,7 +52,7 @@ def test_a_skills_exchange_is_read_before_the_next_question_not_by_it(llm) -> No
     llm.conversation.forget()
     llm.warm_up()
     llm.conversation.remember(tuple(Exchange(q, a) for q, a in said))
-    llm.read_history()  # as the turn does once a skill's exchange is remembered
+    llm.read_history().result()  # as the turn does once a skill's exchange is remembered; the user then pauses
     "".join(llm.respond(asked))
     question = len(llm._llm.tokenize(asked.encode(), add_bos=False))
     assert llm.stats.prompt_tokens > unread > llm.stats.evaluated_tokens
