@@ -230,6 +230,10 @@ def demo(cfg: Config, args: argparse.Namespace) -> int:
     from daemon.engines.load import load_engines
 
     question = args.question or QUESTION
+    if cfg.tts.noise_scale < 0 and cfg.tts.noise_w < 0:
+        # NOTE: Piper varies its voice at random from run to run; the question it says was heard as "What two plants
+        # need to grow?" in one run of three here. Without the variation, every run plays and hears the same one.
+        cfg = dataclasses.replace(cfg, tts=dataclasses.replace(cfg.tts, noise_scale=0.0, noise_w=0.0))
     started = time.monotonic()
     engines = load_engines(cfg)
     print(f"[models ready in {time.monotonic() - started:.1f} s]")
