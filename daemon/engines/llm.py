@@ -131,6 +131,9 @@ class LlamaModel:
         self._waiting_lock = threading.Lock()
         self._waiting = 0
         """Prefills waiting for the model: a prompt read ahead gives way to them."""
+        self._answering = 0
+        """Answers waiting for the model: the conversation read ahead gives way to them (a passage does not: it is
+        read after the question's words, as the answer would read it)."""
         self._judged: tuple[list[int], float] = ([], 0.0)
         """The last words prefilled, to the turn's closing token, and their P(end)."""
         """Where a short passage for a question naming an encyclopedia article comes from (None: no passages)."""
@@ -265,7 +268,7 @@ class LlamaModel:
             other = self._tokens([*messages[:-1], {"role": "user", "content": "!"}])
             shared = next((i for i, (a, b) in enumerate(zip(one, other, strict=False)) if a != b), 0)
             try:
-                self._evaluate_prompt(one[:shared], give_way=lambda: self._waiting > 0)
+                self._evaluate_prompt(one[:shared], give_way=lambda: self._waiting > 0 or self._answering > 0)
             except (RuntimeError, ValueError) as err:  # the next answer evaluates it again, and reports a failure
                 _LOGGER.warning("reading the conversation ahead failed: %s", err)
 
@@ -352,13 +355,13 @@ class LlamaModel:
     def respond(self, question: str, cancel: threading.Event | None = None) -> Iterator[str]:
         """Yield the answer to `question` piece by piece; remember the exchange when done or cancelled."""
         with self._waiting_lock:
-            self._waiting += 1  # what is being read ahead gives way: the answer reads what is left in one batch
+            self._answering += 1  # the conversation being read ahead gives way: the answer reads the rest in one batch
         try:
             # NOTE: what was read ahead is this answer's prompt (the conversation, a passage): it is not read twice.
             self._reading.result()
         finally:
             with self._waiting_lock:
-                self._waiting -= 1
+                self._answering -= 1
         with self._lock:
             fitted = self.fit_question(question)
             if not fitted.text:
