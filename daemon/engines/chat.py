@@ -94,3 +94,29 @@ def check_room_of(model_path: Path, config: LlmConfig) -> None:
         check_room(config, ChatPrompt(llm, model_path.name))
     finally:
         llm.close()
+
+
+class StopFilter:
+    """Cuts streamed text at the first stop string, holding back a tail that may begin one."""
+
+    def __init__(self, stops: tuple[str, ...]) -> None:
+        self._stops = stops
+        self._held = ""
+
+    def feed(self, piece: str) -> tuple[str, bool]:
+        """Return the text that is safe to emit now, and whether a stop string was reached."""
+        if not self._stops:
+            return piece, False
+        text = self._held + piece
+        cut = min((text.find(s) for s in self._stops if s in text), default=-1)
+        if cut >= 0:
+            self._held = ""
+            return text[:cut], True
+        hold = max((k for s in self._stops for k in range(1, len(s)) if text.endswith(s[:k])), default=0)
+        self._held = text[len(text) - hold :] if hold else ""
+        return text[: len(text) - hold], False
+
+    def flush(self) -> str:
+        """The held-back tail, once generation ended without reaching a stop."""
+        held, self._held = self._held, ""
+        return held

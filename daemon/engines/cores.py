@@ -10,6 +10,8 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Final
 
+from daemon.config import LlmConfig
+
 _LOGGER = logging.getLogger(__name__)
 
 BRIEF_SPIN_COUNT: Final = 10_000
@@ -39,6 +41,14 @@ def configure_openmp(policy: str) -> None:
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+def thread_counts(config: LlmConfig, cores: int | None = None) -> tuple[int, int]:
+    """Decode and prompt threads: decode leaves a core for STT/TTS/audio, prompt uses all cores."""
+    cores = cores or os.cpu_count() or 1
+    decode = config.threads or max(1, cores - 1)
+    batch = config.batch_threads or cores
+    return decode, batch
 
 
 BACK_OFF_TOKENS: Final = 64

@@ -16,8 +16,8 @@ from typing import Any, Final
 import numpy as np
 
 from daemon.config import LlmConfig
-from daemon.engines.chat import ChatPrompt, check_room
-from daemon.engines.cores import CORES, DecodeThreads, configure_openmp
+from daemon.engines.chat import ChatPrompt, StopFilter, check_room
+from daemon.engines.cores import CORES, DecodeThreads, configure_openmp, thread_counts
 from daemon.engines.history import Conversation, Message, referenced
 from daemon.errors import EngineError, ModelError
 from daemon.knowledge.lookup import Knowledge
@@ -32,46 +32,12 @@ READ_AHEAD_P_END: Final = 0.3
 that go on would hold the next judgement up with a passage nobody needs)."""
 
 
-def thread_counts(config: LlmConfig, cores: int | None = None) -> tuple[int, int]:
-    """Decode and prompt threads: decode leaves a core for STT/TTS/audio, prompt uses all cores."""
-    cores = cores or os.cpu_count() or 1
-    decode = config.threads or max(1, cores - 1)
-    batch = config.batch_threads or cores
-    return decode, batch
-
-
 @functools.cache
 def _grammar(text: str) -> Any:
     """A compiled GBNF grammar (compiled once per text)."""
     import llama_cpp
 
     return llama_cpp.LlamaGrammar.from_string(text, verbose=False)  # type: ignore[attr-defined]
-
-
-class StopFilter:
-    """Cuts streamed text at the first stop string, holding back a tail that may begin one."""
-
-    def __init__(self, stops: tuple[str, ...]) -> None:
-        self._stops = stops
-        self._held = ""
-
-    def feed(self, piece: str) -> tuple[str, bool]:
-        """Return the text that is safe to emit now, and whether a stop string was reached."""
-        if not self._stops:
-            return piece, False
-        text = self._held + piece
-        cut = min((text.find(s) for s in self._stops if s in text), default=-1)
-        if cut >= 0:
-            self._held = ""
-            return text[:cut], True
-        hold = max((k for s in self._stops for k in range(1, len(s)) if text.endswith(s[:k])), default=0)
-        self._held = text[len(text) - hold :] if hold else ""
-        return text[: len(text) - hold], False
-
-    def flush(self) -> str:
-        """The held-back tail, once generation ended without reaching a stop."""
-        held, self._held = self._held, ""
-        return held
 
 
 class LlamaModel:

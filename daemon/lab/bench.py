@@ -8,9 +8,9 @@ import math
 import os
 import statistics
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Final, cast
+from typing import Any, Final
 
 import numpy as np
 
@@ -24,10 +24,11 @@ from daemon.lab import shipped_assembly
 from daemon.lab.command_timing import SKILL_COMMANDS, command_rows, timed_commands
 from daemon.lab.home_timing import home_delays, home_rows
 from daemon.lab.measure import cpu_s, memory_bandwidth_gbs, memory_mb, peak_rss_mb, reset_peak_rss, rss_mb
+from daemon.lab.prompt_timing import first_token_effects
 from daemon.lab.reminder_timing import STATES as REMINDER_STATES
 from daemon.lab.reminder_timing import reminder_delays
 from daemon.lab.turn_timing import QUESTIONS, QUICK_QUESTIONS, first_audio, timed_turn, warm_up
-from daemon.ports import AUDIO_RATE_HZ, AudioSink, Engines, Exchange
+from daemon.ports import AUDIO_RATE_HZ, AudioSink, Engines
 from daemon.turn.sentences import LONG_NUMBERS, LONGEST_SENTENCE
 from hardware.audio import WavFileSink, WavFileSource
 
@@ -124,48 +125,6 @@ def _decode(engines: Engines, config: Config, out: Path, repeats: int) -> dict[s
         "answer_tokens": statistics.median(n for _, n in runs["pipeline"]),
         "bare_answer_tokens": statistics.median(n for _, n in runs["bare"]),
     }
-
-
-def _system_prompt_effect(engines: Engines, question: str, repeats: int = 3) -> dict[str, float]:
-    """Seconds to the first token of a first question: system prompt evaluated at start (warm) vs not (cold)."""
-    warm: list[float] = []
-    cold: list[float] = []
-    for _ in range(repeats):
-        for prepare, into in ((engines.llm.cool_down, cold), (lambda: warm_up(engines), warm)):
-            prepare()
-            stream = cast(Generator[str, None, None], engines.llm.respond(question))
-            next(stream, None)
-            stream.close()  # stop after the first piece: only the prompt is timed
-            into.append(engines.llm.stats.prompt_s)
-            engines.memory.forget()
-    return {"warm_s": statistics.median(warm), "cold_s": statistics.median(cold)}
-
-
-SKILL_EXCHANGES: Final = (
-    Exchange("Set a timer for ten minutes for the pasta.", "A pasta timer for 10 minutes, starting now."),
-    Exchange("What is fifteen percent of eighty?", "That's 12."),
-    Exchange("What is the capital of Portugal?", "The capital of Portugal is Lisbon."),
-)
-"""Three exchanges the skills had before a question for the model: remembered, though the model never saw them."""
-
-
-def _history_effect(engines: Engines, question: str, repeats: int = 3) -> dict[str, float]:
-    """Seconds to the first token of a question after three skills' exchanges: the conversation read ahead (as the
-    turn does once a skill's exchange is remembered, given the pause before the next question) vs not."""
-    times: dict[str, list[float]] = {"read_s": [], "unread_s": []}
-    for _ in range(repeats):
-        for key in times:
-            engines.memory.forget()
-            warm_up(engines)
-            engines.memory.remember(SKILL_EXCHANGES)
-            if key == "read_s":
-                engines.llm.read_history().result()  # the pause before the next question
-            stream = cast(Generator[str, None, None], engines.llm.respond(question))
-            next(stream, None)
-            stream.close()
-            times[key].append(engines.llm.stats.prompt_s)
-    engines.memory.forget()
-    return {key: statistics.median(values) for key, values in times.items()}
 
 
 def _working_memory(engines: Engines) -> dict[str, float]:
@@ -294,8 +253,9 @@ def run_bench(config: Config, out: Path, quick: bool = False, say: Callable[[str
     # question audio and sequential runs) but not load's transient buffers, reported apart; the comparison
     # model below would add its own.
     report["peak_rss_mb"] = max(peak_rss_mb(), report["peak_rss_during_load_mb"])
-    report["system_prompt_first_token_s"] = _system_prompt_effect(engines, questions[0])
-    report["after_skills_first_token_s"] = _history_effect(engines, questions[0])
+    effects = first_token_effects(engines, questions[0])
+    report["system_prompt_first_token_s"] = effects["system_prompt"]
+    report["after_skills_first_token_s"] = effects["after_skills"]
     report["decode_tok_s"] = _decode(engines, config, out, 3 if quick else DECODE_PAIRS)
     say("decode measured")
     report["components"] = _components(engines)

@@ -100,7 +100,7 @@ def of_the_moment(said: str) -> SkillCall | None:
     only the internet or the user could know it ("was there an earthquake today", "is my son home yet")."""
     if _ASKED.match(said) is None or _MOMENT.search(said) is None or _NOT_OF_THE_MOMENT.search(said):
         return None
-    if _NOT_NOW.search(digits(said)):
+    if not is_now(said):
         return None  # "what was the weather like on mars yesterday": no news reports it
     return SkillCall("offline", {"topic": "personal" if _ME.search(said) else "moment"})
 

@@ -125,9 +125,11 @@ class Skills:
 
     def _cancel_it(self, said: SkillCall) -> SkillCall | None:
         """The call that cancels the timer or alarm just set or asked about, if it is still there ("cancel it")."""
-        it = next((r for r in self.reminders.all() if self._it and r.id == self._it[0]), None)
-        if it is None or self._it is None or self.now_boot() - self._it[1] > IT_WITHIN_S:
+        if self._it is None or self.now_boot() - self._it[1] > IT_WITHIN_S:
             return None
+        it = next((r for r in self.reminders.all() if r.id == self._it[0]), None)
+        if it is None:
+            return None  # cancelled, or rung, since
         if it.kind is Kind.TIMER:
             return SkillCall("timer_cancel", {"id": it.id}, read_as=said.read_as, by_meaning=said.by_meaning)
         at: dict[str, intents.Arg] = {"hour": it.hour, "minute": it.minute}

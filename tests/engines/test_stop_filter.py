@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from daemon.engines.chat import PLAIN_STOPS
-from daemon.engines.llm import StopFilter
+from daemon.engines.chat import PLAIN_STOPS, StopFilter
 
 
 def stream(pieces: list[str]) -> tuple[str, bool]:
