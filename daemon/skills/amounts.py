@@ -92,6 +92,8 @@ def read_volume(text: str) -> int | None:
         return 100
     if re.search(r"\b(min|minimum|lowest|quietest)\b", said):
         return 10
+    if re.fullmatch(r"(?:a |one )?half|0\.5", said):
+        return 50  # "half volume"
     value = parse_number(re.sub(r"\bout of 10\b", "", said))
     if value is None:
         return None

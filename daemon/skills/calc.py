@@ -36,6 +36,11 @@ _OPERATORS: Final = (
     ("÷", "/"),
     (" - ", "-"),
 )
+_SHARES: Final = {
+    "half": 0.5, "a half": 0.5, "one half": 0.5, "a third": 1 / 3, "one third": 1 / 3, "a quarter": 0.25,
+    "one quarter": 0.25, "a tenth": 0.1, "double": 2.0, "twice": 2.0, "triple": 3.0, "treble": 3.0,
+}  # fmt: skip
+"""Parts and multiples said as words: "half of 86", "a quarter of 200", "double 21"."""
 _BINARY: Final[dict[type[ast.operator], Callable[[float, float], float]]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
@@ -108,6 +113,9 @@ def _work_out(expression: str) -> float | None:
         if value is not None and value < 0:
             raise _Cannot(Impossible.NEGATIVE_ROOT, value)
         return math.sqrt(value) if value is not None else None
+    if m := re.fullmatch(rf"({'|'.join(_SHARES)})(?: of)? (.+)", said):
+        whole = parse_number(m[2])
+        return _SHARES[m[1]] * whole if whole is not None else None
     if m := re.fullmatch(r"(.+?)\s*percent of (.+)", said):
         share, whole = parse_number(m[1]), parse_number(m[2])
         return share * whole / 100 if share is not None and whole is not None else None

@@ -16,7 +16,7 @@ from importlib import resources
 from typing import Any, Final
 
 from daemon.skills import facts
-from daemon.skills.amounts import read_duration, read_volume, strip_fillers
+from daemon.skills.amounts import digits, read_duration, read_volume, strip_fillers
 from daemon.skills.calc import Unanswerable, work_out
 from daemon.skills.call import Arg as Arg
 from daemon.skills.call import SkillCall as SkillCall
@@ -351,6 +351,69 @@ def _off_the_clock(skill: str, when: str) -> SkillCall | None:
     """The call for a time no clock shows ("25:99"), for the skill to say so; None when no time was said."""
     said = impossible_clock_time(when)
     return SkillCall(skill, {"impossible": said}) if said is not None else None
+
+
+LOOSE_SLOTS: Final = frozenset({"timer_start", "alarm_set", "set_time"})
+"""Commands carrying a value that a request read by meaning may be: the value is read from anywhere in its words."""
+_WAKING: Final = re.compile(r"\b(?:wake|get) (?:me )?up\b|\bwake me\b")
+_NOT_A_NAME: Final = frozenset({"a", "an", "the", "my", "this", "that", "next", "new", "another", "one", "long"})
+
+
+def read_values(skill: str, text: str) -> SkillCall | None:
+    """`skill`'s call with the value `text` says anywhere in it (a duration, a clock time), or None when it says
+    none: for a request read by meaning, which no template took, so no slot holds the value."""
+    said = normalise(text)
+    match skill:
+        case "timer_start":
+            found = _duration_in(said)
+            return dataclasses.replace(_timer(found[0], _timer_name(found[1])), read_as=said) if found else None
+        case "alarm_set":
+            call = _alarm("alarm_set", said, said, waking=bool(_WAKING.search(said)))
+            return dataclasses.replace(call, read_as=said) if call is not None else None
+        case "set_time":
+            at = parse_clock_time(said)
+            if at is None:
+                return None
+            # NOTE: the clock is asked about before it is set: the question names the time read, not an example's.
+            return SkillCall(
+                "set_time", {"hour": at.hour, "minute": at.minute}, f"set the clock to {at.hour}:{at.minute:02d}"
+            )
+    return None
+
+
+def value_said_as(said: str, duration: str, clock_time: str) -> str | None:
+    """`said` with the duration or clock time it says put as `duration` or `clock_time`, or None if it says neither:
+    so that a request is compared with others for its wording, not for its numbers."""
+    if (found := _duration_in(said)) is not None:
+        return found[1].replace("|", duration)
+    if (at := parse_clock_time(said)) is None:
+        return None
+    words = said.split()
+    for length in range(1, len(words) + 1):
+        for start in range(len(words) - length + 1):
+            if parse_clock_time(" ".join(words[start : start + length])) == at:
+                return " ".join([*words[:start], clock_time, *words[start + length :]])
+    return None
+
+
+def _duration_in(said: str) -> tuple[int, str] | None:
+    """The longest run of words saying a duration, in seconds, and the words around it; None if none says one."""
+    words = digits(said).split()
+    for length in range(len(words), 0, -1):
+        for start in range(len(words) - length + 1):
+            seconds = read_duration(" ".join(words[start : start + length]))
+            if seconds is not None:
+                return seconds, " ".join([*words[:start], "|", *words[start + length :]])
+    return None
+
+
+def _timer_name(around: str) -> str:
+    """A timer's name in the words around its duration: "for the rice", "a tea timer"; else none."""
+    for pattern in (r"\bfor (?:the|my) ([a-z]+)\b", r"\b([a-z]+) timer\b"):
+        found = re.search(pattern, around)
+        if found and found[1] not in _NOT_A_NAME:
+            return found[1]
+    return ""
 
 
 def warm_up() -> float:

@@ -7,6 +7,7 @@ requests that are the model's though worded near them (FOR_THE_MODEL).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import itertools
@@ -52,6 +53,16 @@ READ: Final = frozenset(
     }
 )
 """Skills read by meaning: those whose request carries nothing to parse (no duration, time, level or name)."""
+ANSWER_LIKENESS: Final = 0.75
+"""How alike a request must be to a request that only answers (the time, the date, the timers or alarms held, what
+the box can do) to be it: on the tune halves the general question most alike one was 0.71 ("why are alarms so loud"
+as "what are alarms"), and the requests between 0.75 and 0.8 were all the box's ("how many alarms do I have", "what
+sort of things can you do"); a request that acts or undoes something keeps COMMAND_LIKENESS."""
+ANSWERING: Final = frozenset({"time", "date", "day", "timer_left", "alarm_list", "help"})
+VALUED_LIKENESS: Final = 0.85
+"""How alike a request must be to a command carrying a value once the value it says is put as the examples' own:
+between the general questions of the tune halves most alike so read ("what do people who wake up at 5 am do", 0.81)
+and the requests least alike that no other reading took ("your clock's wrong, it's ten past eight...", 0.90)."""
 PLAIN_ARGS: Final = frozenset({"topic", "all", "action"})
 """Arguments that come from the template's words, not from a slot: a meaning may carry them."""
 EXAMPLES_PER_SENTENCE: Final = 6
@@ -121,7 +132,9 @@ def examples(seed: int = SEED) -> tuple[tuple[str, SkillCall], ...]:
                 said = list(itertools.islice(_expansions(sample_sentence, sentence, lists, rules), EXPANSIONS_READ))
                 for text in rng.sample(said, min(EXAMPLES_PER_SENTENCE, len(said))):
                     call = intents.match_as_heard(text)
-                    if call is not None and call.skill in READ and set(call.args) <= PLAIN_ARGS:
+                    if call is not None and call.skill in intents.LOOSE_SLOTS:
+                        found.setdefault(" ".join(text.split()), SkillCall(call.skill))  # its value is read anew
+                    elif call is not None and call.skill in READ and set(call.args) <= PLAIN_ARGS:
                         found.setdefault(" ".join(text.split()), call)
     return tuple(sorted(found.items()))
 
@@ -158,15 +171,32 @@ class MeaningRouter:
     def route(self, text: str) -> SkillCall | None:
         """The call `text` means, read as its nearest template sentence (`read_as`), or None (the model's)."""
         reading = self.nearest(text)
+        if reading is not None and reading.likeness < COMMAND_LIKENESS:
+            reading = self._as_valued(text) or reading
         if reading is None or reading.call is None:
             return None
         offline = reading.call.skill == "offline"
-        if reading.likeness < (OFFLINE_LIKENESS if offline else COMMAND_LIKENESS):
+        if reading.likeness < _likeness_needed(reading.call.skill):
             return None
         if offline and not honest.is_now(intents.normalise(text)):
             return None  # NOTE: as for the templates: "when do shops usually close" is a custom, not a question of now
         _LOGGER.debug("read %r by meaning as %r (%.2f)", text, reading.example, reading.likeness)
+        if reading.call.skill in intents.LOOSE_SLOTS:
+            valued = intents.read_values(reading.call.skill, text)
+            return dataclasses.replace(valued, by_meaning=True) if valued is not None else None
         return SkillCall(reading.call.skill, dict(reading.call.args), read_as=reading.example, by_meaning=True)
+
+    def _as_valued(self, text: str) -> Reading | None:
+        """The nearest command carrying a value, read with the value `text` says put as the examples' own ("set a
+        timer for the rice for 5 minutes"): an embedding weighs numbers as much as words."""
+        said = intents.normalise(text)
+        valued = intents.value_said_as(said, FILL["duration"], FILL["when"])
+        if valued is None or valued == said:
+            return None
+        reading = self._read(valued)
+        if reading.call is None or reading.call.skill not in intents.LOOSE_SLOTS or reading.likeness < VALUED_LIKENESS:
+            return None
+        return reading
 
     def close(self) -> None:
         """Free the model."""
@@ -178,13 +208,23 @@ class MeaningRouter:
         return len(self._texts)
 
 
+def _likeness_needed(skill: str) -> float:
+    """How alike a request must be to an example of `skill` to be read as it."""
+    if skill == "offline":
+        return OFFLINE_LIKENESS
+    return ANSWER_LIKENESS if skill in ANSWERING else COMMAND_LIKENESS
+
+
 def _digest(model: str) -> str:
     """What the examples depend on: the templates, the libraries that expand and match them, the sampling, the model."""
     from importlib import metadata, resources
 
     ours = resources.files("daemon.skills").joinpath("sentences.yaml").read_bytes()
     made_by = [metadata.version(p) for p in ("hassil", "home-assistant-intents")]
-    recipe = f"{model}|{made_by}|{SEED}|{EXAMPLES_PER_SENTENCE}|{EXPANSIONS_READ}|{sorted(READ)}|{FILL}|{FOR_THE_MODEL}"
+    recipe = (
+        f"{model}|{made_by}|{SEED}|{EXAMPLES_PER_SENTENCE}|{EXPANSIONS_READ}|{sorted(READ)}|{sorted(intents.LOOSE_SLOTS)}"
+        f"|{FILL}|{FOR_THE_MODEL}"
+    )
     return hashlib.sha256(recipe.encode("utf-8") + ours + Path(intents.__file__).read_bytes()).hexdigest()[:16]
 
 

@@ -14,6 +14,7 @@ from daemon.box.asking import SilentSink
 from daemon.config import Config, SkillsConfig
 from daemon.engines.load import load_meaning
 from daemon.events import SkillCalled
+from daemon.lab.evaluation import skills as evaluation
 from daemon.skills import honest
 from daemon.skills.clock import BoxClock
 from daemon.skills.intents import match
@@ -38,6 +39,14 @@ def _skills(router: MeaningRouter) -> Skills:
     return Skills(BoxClock("system"), VolumeSink(SilentSink()), "boot-a", now_boot=lambda: 1000.0, meaning=router)
 
 
+def test_the_tuning_half_is_routed_right_and_questions_reach_the_model(router: MeaningRouter) -> None:
+    skills = _skills(router)
+    rows = evaluation.route_all(skills.route, [(p, "typed", p.text) for p in evaluation.tune()])
+    scored = evaluation.score(rows)
+    assert scored["routed_right"] >= 0.95, scored["mistakes"]
+    assert scored["questions_taken_by_a_skill"] <= 0.02, scored["mistakes"]
+
+
 @pytest.mark.parametrize(
     ("said", "skill"),
     [
@@ -51,6 +60,41 @@ def test_a_command_no_template_says_is_read_by_meaning(router: MeaningRouter, sa
     assert match(said) is None  # NOTE: the point: no template takes it
     call = router.route(said)
     assert call is not None and call.skill == skill and call.read_as
+
+
+@pytest.mark.parametrize(
+    ("said", "skill", "args"),
+    [
+        ("I want an alarm at seven am", "alarm_set", {"hour": 7, "minute": 0, "days": ()}),
+        ("timer ten seconds", "timer_start", {"seconds": 10}),
+        ("your clock's wrong, it's ten past eight in the morning", "set_time", {"hour": 8, "minute": 10}),
+    ],
+)
+def test_a_command_carrying_a_value_is_read_by_meaning_with_the_value_said(
+    router: MeaningRouter, said: str, skill: str, args: dict[str, object]
+) -> None:
+    assert match(said) is None
+    call = router.route(said)
+    assert call is not None and (call.skill, call.args) == (skill, args) and call.by_meaning
+
+
+def test_a_clock_read_by_meaning_is_asked_about_with_the_time_heard(router: MeaningRouter) -> None:
+    skills = _skills(router)
+    call = skills.route("your clock's wrong, it's ten past eight in the morning") or pytest.fail("not routed")
+    assert skills.run(call).text == 'Did you mean "set the clock to 8:10"? Say yes, and I will.'
+
+
+@pytest.mark.parametrize(
+    ("said", "skill"),
+    [("how many alarms do I have", "alarm_list"), ("what sort of things can you do", "help")],
+)
+def test_a_request_that_only_answers_is_read_a_little_more_loosely(
+    router: MeaningRouter, said: str, skill: str
+) -> None:
+    reading = router.nearest(said)
+    assert match(said) is None and reading is not None and reading.likeness < 0.8  # below a command's likeness
+    call = router.route(said)
+    assert call is not None and call.skill == skill
 
 
 def test_the_time_asked_in_other_words_is_told(router: MeaningRouter) -> None:
@@ -85,6 +129,9 @@ def test_a_question_only_the_internet_could_answer_now_gets_the_offline_answer(r
         "Suggest a film for tonight.",  # a request for the model, though worded near "what films are on tonight"
         "When do shops usually close on Sundays?",  # a custom, not a question about now
         "Why do leaves change colour in autumn?",
+        "what do people who wake up at 5 am do",  # a time said, worded near "wake me up at 7 am"
+        "why is a minute sixty seconds long",  # a duration said, worded near a timer
+        "what does the word mute mean",
     ],
 )
 def test_a_question_for_the_model_is_left_to_it(router: MeaningRouter, said: str) -> None:

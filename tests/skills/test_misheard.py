@@ -62,7 +62,6 @@ NEAR_MISSES = [
     "i'm bored",
     "What time does the sun rise in June?",
     "Set one timer for five minutes and another for twelve minutes.",
-    "What is half of three hundred?",
     "What day was the Queen's funeral? What day",
     "How many degrees are in a circle?",
     "can you spell that",

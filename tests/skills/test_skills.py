@@ -8,7 +8,6 @@ import re
 import pytest
 
 from daemon.box.asking import SilentSink
-from daemon.lab.evaluation import skills as evaluation
 from daemon.skills import clock as clock_module
 from daemon.skills.calc import calculate, convert
 from daemon.skills.clock import BoxClock
@@ -25,14 +24,6 @@ def _skills(trust: str = "system", boot: str = "boot-a", now_boot: float = 1000.
     return Skills(BoxClock(trust), VolumeSink(SilentSink()), boot, now_boot=lambda: now_boot)
 
 
-def test_the_tuning_half_is_routed_right_and_questions_reach_the_model() -> None:
-    phrases = evaluation.tune()
-    rows = evaluation.route_all(match, [(p, "typed", p.text) for p in phrases])
-    scored = evaluation.score(rows)
-    assert scored["routed_right"] >= 0.95, scored["mistakes"]
-    assert scored["questions_taken_by_a_skill"] <= 0.02, scored["mistakes"]
-
-
 @pytest.mark.parametrize(
     ("said", "value"),
     [
@@ -42,6 +33,9 @@ def test_the_tuning_half_is_routed_right_and_questions_reach_the_model() -> None
         ("15 percent of 80", 12.0),
         ("square root of 81", 9.0),
         ("2 + 2", 4.0),
+        ("half of three hundred", 150.0),
+        ("a quarter of 200", 50.0),
+        ("double 21", 42.0),
     ],
 )
 def test_sums_are_exact(said: str, value: float) -> None:
@@ -50,6 +44,7 @@ def test_sums_are_exact(said: str, value: float) -> None:
 
 def test_words_that_are_not_a_sum_are_not_one() -> None:
     assert calculate("the capital of france") is None
+    assert calculate("half of a football pitch") is None
     assert calculate("five") is None
     assert calculate("1 / 0") is None
     assert calculate("9 to the power of 999") is None  # refused, not computed for ever
