@@ -16,7 +16,7 @@ from importlib import resources
 from typing import Any, Final
 
 from daemon.skills import facts
-from daemon.skills.amounts import digits, read_duration, read_volume, strip_fillers
+from daemon.skills.amounts import read_duration, read_volume, strip_fillers
 from daemon.skills.calc import Unanswerable, work_out
 from daemon.skills.call import Arg as Arg
 from daemon.skills.call import SkillCall as SkillCall
@@ -24,7 +24,7 @@ from daemon.skills.honest import TOPICS, is_amount, is_device, is_now
 from daemon.skills.misheard import readings
 from daemon.skills.units import convert
 from daemon.skills.vocabulary import skill_words
-from daemon.skills.when import impossible_clock_time, parse_clock_time, parse_days
+from daemon.skills.when import clock_time_put_as, impossible_clock_time, parse_clock_time, parse_days
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -356,6 +356,15 @@ def _off_the_clock(skill: str, when: str) -> SkillCall | None:
 LOOSE_SLOTS: Final = frozenset({"timer_start", "alarm_set", "set_time"})
 """Commands carrying a value that a request read by meaning may be: the value is read from anywhere in its words."""
 _WAKING: Final = re.compile(r"\b(?:wake|get) (?:me )?up\b|\bwake me\b")
+_NUMBER_WORD: Final = (
+    r"-?\d[\d.:]*|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty"
+    r"|fifty|sixty|seventy|eighty|ninety|hundred|half|quarter|noon|midnight|midday|minus"
+)
+_DURATION_START: Final = re.compile(rf"{_NUMBER_WORD}|an?")
+_DURATION_END: Final = re.compile(r"(?:second|sec|minute|min|hour|hr|day|week|month|year)s?|half|quarter")
+_SAYS_A_NUMBER: Final = re.compile(rf"\b(?:{_NUMBER_WORD})\b")
+MAX_DURATION_WORDS: Final = 10
+"""The most words a duration takes ("1 hour 30 minute and 15 second")."""
 _NOT_A_NAME: Final = frozenset({"a", "an", "the", "my", "this", "that", "next", "new", "another", "one", "long"})
 
 
@@ -384,26 +393,25 @@ def read_values(skill: str, text: str) -> SkillCall | None:
 def value_said_as(said: str, duration: str, clock_time: str) -> str | None:
     """`said` with the duration or clock time it says put as `duration` or `clock_time`, or None if it says neither:
     so that a request is compared with others for its wording, not for its numbers."""
+    if not _SAYS_A_NUMBER.search(said):
+        return None
     if (found := _duration_in(said)) is not None:
         return found[1].replace("|", duration)
-    if (at := parse_clock_time(said)) is None:
-        return None
-    words = said.split()
-    for length in range(1, len(words) + 1):
-        for start in range(len(words) - length + 1):
-            if parse_clock_time(" ".join(words[start : start + length])) == at:
-                return " ".join([*words[:start], clock_time, *words[start + length :]])
-    return None
+    return clock_time_put_as(said, clock_time) if parse_clock_time(said) is not None else None
 
 
 def _duration_in(said: str) -> tuple[int, str] | None:
     """The longest run of words saying a duration, in seconds, and the words around it; None if none says one."""
-    words = digits(said).split()
-    for length in range(len(words), 0, -1):
-        for start in range(len(words) - length + 1):
-            seconds = read_duration(" ".join(words[start : start + length]))
-            if seconds is not None:
-                return seconds, " ".join([*words[:start], "|", *words[start + length :]])
+    words = said.split()
+    # NOTE: a duration runs from a number (or "a", a half, a quarter) to a unit (or a half): only such runs are read,
+    # as said (the number parser, run twice, reads "1 hour and 0.5" as 1.5).
+    starts = [i for i, w in enumerate(words) if _DURATION_START.fullmatch(w)]
+    ends = [i + 1 for i, w in enumerate(words) if _DURATION_END.fullmatch(w)]
+    runs = sorted(((a, b) for a in starts for b in ends if a < b <= a + MAX_DURATION_WORDS), key=lambda r: r[0] - r[1])
+    for start, end in runs:
+        seconds = read_duration(" ".join(words[start:end]))
+        if seconds is not None:
+            return seconds, " ".join([*words[:start], "|", *words[end:]])
     return None
 
 

@@ -190,6 +190,13 @@ def impossible_clock_time(text: str) -> str | None:
 
 def _first_time(words: list[str]) -> tuple[_Said, str | None, bool] | None:
     """The first time `words` say, its am/pm (or part of the day) and whether that marker follows it directly."""
+    found = _first_time_at(words)
+    return found[2:] if found is not None else None
+
+
+def _first_time_at(words: list[str]) -> tuple[int, int, _Said, str | None, bool] | None:
+    """The first time `words` say, where it starts and ends (with an am/pm right after it), its am/pm (or part of
+    the day) and whether that marker follows it directly."""
     i = 0
     while i < len(words):
         read = _read_at(words, i)
@@ -206,9 +213,19 @@ def _first_time(words: list[str]) -> tuple[_Said, str | None, bool] | None:
             i = end + 1
             continue
         if unit in ("am", "pm"):
-            return said, unit, True
-        return said, _part_of_day(words), False
+            return i, end + 1, said, unit, True
+        return i, end, said, _part_of_day(words), False
     return None
+
+
+def clock_time_put_as(text: str, put: str) -> str | None:
+    """`text` (as words, numbers in digits) with the first clock time it says written as `put`; None if it says none."""
+    words = _words(text)
+    found = _first_time_at(words)
+    if found is None:
+        return None
+    start, end = found[:2]
+    return " ".join([*words[:start], put, *words[end:]])
 
 
 def _day_words(text: str) -> list[str]:

@@ -11,7 +11,7 @@ from daemon.box.asking import SilentSink
 from daemon.skills import clock as clock_module
 from daemon.skills.calc import calculate, convert
 from daemon.skills.clock import BoxClock
-from daemon.skills.intents import match
+from daemon.skills.intents import match, read_values
 from daemon.skills.reminder_replies import missed_text
 from daemon.skills.reminders import Kind, Reminders, next_ring
 from daemon.skills.replies import STOCK_REPLIES
@@ -214,3 +214,22 @@ def test_other_ways_to_start_a_timer_are_no_part_of_its_name(said: str, name: st
     call = match(said)
     assert call is not None and call.skill == "timer_start"
     assert call.args.get("name") == name
+
+
+@pytest.mark.parametrize(
+    ("said", "args"),
+    [
+        ("set a timer for the rice for twelve minutes", {"seconds": 720, "name": "rice"}),
+        ("please could you give me an hour and a half for the roast", {"seconds": 5400, "name": "roast"}),
+        ("a timer i need for 45 seconds", {"seconds": 45}),
+    ],
+)
+def test_a_timer_read_by_meaning_takes_its_duration_and_name_from_anywhere(said: str, args: dict[str, object]) -> None:
+    call = read_values("timer_start", said)
+    assert call is not None and call.args == args
+
+
+def test_a_request_read_by_meaning_with_no_value_in_it_is_none() -> None:
+    assert read_values("timer_start", "set a timer for the rice") is None
+    assert read_values("alarm_set", "wake me up early") is None
+    assert read_values("set_time", "your clock is wrong") is None

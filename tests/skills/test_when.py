@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from daemon.skills.when import ClockTime, parse_clock_time, parse_days
+from daemon.skills.when import ClockTime, clock_time_put_as, parse_clock_time, parse_days
 
 
 @pytest.mark.parametrize(
@@ -161,3 +161,11 @@ def test_not_a_clock_time(text: str) -> None:
 )
 def test_days(text: str, expected: set[int]) -> None:
     assert parse_days(text) == frozenset(expected)
+
+
+def test_a_clock_time_said_anywhere_can_be_put_in_other_words() -> None:
+    assert clock_time_put_as("your clock's wrong it's ten past eight in the morning", "7 am") == (
+        "your clock s wrong it s 7 am in the morning"
+    )
+    assert clock_time_put_as("wake me at 6:45 pm please", "7 am") == "wake me at 7 am please"
+    assert clock_time_put_as("wake me in ten minutes", "7 am") is None  # a duration, not a clock time
