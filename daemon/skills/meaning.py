@@ -52,7 +52,8 @@ READ: Final = frozenset(
         "offline",
     }
 )
-"""Skills read by meaning: those whose request carries nothing to parse (no duration, time, level or name)."""
+"""Skills read by meaning whose request carries nothing to parse (no duration, time, level or name); those that carry
+a value (intents.LOOSE_SLOTS) are read too, their value read again from the words (intents.read_values)."""
 ANSWER_LIKENESS: Final = 0.75
 """How alike a request must be to a request that only answers (the time, the date, the timers or alarms held, what
 the box can do) to be it: on the tune halves the general question most alike one was 0.71 ("why are alarms so loud"
