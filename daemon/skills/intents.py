@@ -94,6 +94,9 @@ def _slot_lists() -> dict[str, object]:
 def normalise(text: str) -> str:
     """What the matcher reads: lower case, typographic quotes made plain, end punctuation dropped."""
     text = text.lower().replace("\u2019", "'").replace("\u2018", "'")
+    # NOTE: a recogniser writes "three pounds" as "£3" (and "5 dollars" as "$5"): a weight or a sum of money.
+    text = re.sub(r"£ ?(\d+(?:\.\d+)?)", r"\1 pounds", text)
+    text = re.sub(r"\$ ?(\d+(?:\.\d+)?)", r"\1 dollars", text)
     text = re.sub(r"[!?;\"]", " ", text)
     text = re.sub(r"(?<!\d)[.,](?!\d)", " ", text)  # keep "7.30" and "2.5", drop sentence punctuation
     return " ".join(text.split())

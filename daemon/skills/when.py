@@ -60,6 +60,7 @@ def _words(text: str) -> list[str]:
     # NOTE: "a m" must be joined before the number parser sees it: it drops the "a" of "seven a m" ("7 m").
     text = re.sub(r"\b([ap])\.? ?m\b\.?", r"\1m", text)  # "a.m.", "p.m", "a m"
     text = re.sub(r"(\d)(am|pm)\b", r"\1 \2", text)
+    text = re.sub(r"\b(\d{1,2}(?::\d{2})?) ?m\b", r"\1 am", text)  # Whisper writes "seven am" as "7m"
     text = re.sub(r"\b(\d{1,2})\.(\d{2})\b", r"\1:\2", text)
     text = re.sub(r"\bo' ?clock\b|\bo clock\b", " oclock ", text)
     # NOTE: the number parser strips ordinal suffixes ("the 5th" -> "the 5"), which would read as a time.

@@ -144,3 +144,20 @@ def test_a_command_the_recogniser_mishears_is_routed_right(tts, stt) -> None:  #
     question = next(p for p in PHRASES if p.text == "how do I set an alarm on my iphone")
     heard = evaluation.hear(stt, piper_voice(tts).render(question.text).tobytes())
     assert match(heard) is None, heard
+
+
+@pytest.mark.parametrize(
+    ("heard", "said"),
+    [
+        ("Set an alarm for 7m.", "set an alarm for seven am"),  # Whisper's "7m" for "seven am"
+        ("How many kilograms is £3.", "how many kilograms is 3 pounds"),  # and "£3" for "three pounds"
+    ],
+)
+def test_what_the_recogniser_writes_for_a_unit_is_read_as_said(heard: str, said: str) -> None:
+    phrase = TUNE[said]
+    assert evaluation.correct(phrase, match(heard)), match(heard)
+
+
+def test_a_sum_of_money_written_with_its_sign_is_still_a_price_asked_for() -> None:
+    call = match("how much is £5 in dollars")
+    assert call is not None and call.skill == "offline"
