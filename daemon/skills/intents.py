@@ -24,7 +24,7 @@ from daemon.skills.honest import TOPICS, is_amount, is_device, is_now
 from daemon.skills.misheard import readings
 from daemon.skills.units import convert
 from daemon.skills.vocabulary import skill_words
-from daemon.skills.when import clock_time_put_as, impossible_clock_time, parse_clock_time, parse_days
+from daemon.skills.when import impossible_clock_time, parse_clock_time, parse_days
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -245,10 +245,10 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             return SkillCall("day")
         case "HassStartTimer" if "conversation_command" not in v:
             seconds = sum(_number(v, k) * s for k, s in (("hours", 3600), ("minutes", 60), ("seconds", 1)))
-            return _timer(round(seconds), _text(v, "name"))
+            return timer_call(round(seconds), _text(v, "name"))
         case "TalkboxTimer":
             duration = read_duration(_text(v, "duration"))
-            return _timer(duration, _text(v, "name")) if duration is not None else None
+            return timer_call(duration, _text(v, "name")) if duration is not None else None
         case "HassTimerStatus" | "TalkboxTimerLeft":
             return SkillCall("timer_left", _named(v))
         case "HassCancelTimer" | "TalkboxTimerCancel":
@@ -256,13 +256,13 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
         case "HassCancelAllTimers":
             return SkillCall("timer_cancel", {"all": True})
         case "TalkboxAlarmSet":
-            return _alarm("alarm_set", _text(v, "when"), said, waking=bool(v.get("waking")))
+            return alarm_call("alarm_set", _text(v, "when"), said, waking=bool(v.get("waking")))
         case "TalkboxAlarmList":
             return SkillCall("alarm_list")
         case "TalkboxAlarmCancel":
             if v.get("all"):
                 return SkillCall("alarm_cancel", {"all": True})
-            return _alarm("alarm_cancel", _text(v, "when"), said) if v.get("when") else SkillCall("alarm_cancel")
+            return alarm_call("alarm_cancel", _text(v, "when"), said) if v.get("when") else SkillCall("alarm_cancel")
         case "TalkboxVolume":
             action = str(v.get("action", ""))
             if action != "set":
@@ -334,13 +334,14 @@ def _named(v: dict[str, object]) -> dict[str, Arg]:
     return {"name": name} if name else {}
 
 
-def _timer(seconds: int, name: str) -> SkillCall:
+def timer_call(seconds: int, name: str) -> SkillCall:
     """A timer of any length said: the skill itself says when it is outside the limits."""
     name = re.sub(r"^(the|my|a|an)\s+", "", name.removesuffix(" timer").strip())
     return SkillCall("timer_start", {"seconds": seconds, **({"name": name} if name else {})})
 
 
-def _alarm(skill: str, when: str, said: str, waking: bool = False) -> SkillCall | None:
+def alarm_call(skill: str, when: str, said: str, waking: bool = False) -> SkillCall | None:
+    """The alarm call for the time `when` says and the days `said` names anywhere; an impossible time's call; None."""
     at = parse_clock_time(when, waking=waking)
     if at is None:
         return _off_the_clock(skill, when)
@@ -354,77 +355,6 @@ def _off_the_clock(skill: str, when: str) -> SkillCall | None:
     """The call for a time no clock shows ("25:99"), for the skill to say so; None when no time was said."""
     said = impossible_clock_time(when)
     return SkillCall(skill, {"impossible": said}) if said is not None else None
-
-
-LOOSE_SLOTS: Final = frozenset({"timer_start", "alarm_set", "set_time"})
-"""Commands carrying a value that a request read by meaning may be: the value is read from anywhere in its words."""
-_WAKING: Final = re.compile(r"\b(?:wake|get) (?:me )?up\b|\bwake me\b")
-_NUMBER_WORD: Final = (
-    r"-?\d[\d.:]*|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty"
-    r"|fifty|sixty|seventy|eighty|ninety|hundred|half|quarter|noon|midnight|midday|minus"
-)
-_DURATION_START: Final = re.compile(rf"{_NUMBER_WORD}|an?")
-_DURATION_END: Final = re.compile(r"(?:second|sec|minute|min|hour|hr|day|week|month|year)s?|half|quarter")
-_SAYS_A_NUMBER: Final = re.compile(rf"\b(?:{_NUMBER_WORD})\b")
-MAX_DURATION_WORDS: Final = 10
-"""The most words a duration takes ("1 hour 30 minute and 15 second")."""
-_NOT_A_NAME: Final = frozenset({"a", "an", "the", "my", "this", "that", "next", "new", "another", "one", "long"})
-
-
-def read_values(skill: str, text: str) -> SkillCall | None:
-    """`skill`'s call with the value `text` says anywhere in it (a duration, a clock time), or None when it says
-    none: for a request read by meaning, which no template took, so no slot holds the value."""
-    said = normalise(text)
-    match skill:
-        case "timer_start":
-            found = _duration_in(said)
-            return dataclasses.replace(_timer(found[0], _timer_name(found[1])), read_as=said) if found else None
-        case "alarm_set":
-            call = _alarm("alarm_set", said, said, waking=bool(_WAKING.search(said)))
-            return dataclasses.replace(call, read_as=said) if call is not None else None
-        case "set_time":
-            at = parse_clock_time(said)
-            if at is None:
-                return None
-            # NOTE: the clock is asked about before it is set: the question names the time read, not an example's.
-            return SkillCall(
-                "set_time", {"hour": at.hour, "minute": at.minute}, f"set the clock to {at.hour}:{at.minute:02d}"
-            )
-    return None
-
-
-def value_said_as(said: str, duration: str, clock_time: str) -> str | None:
-    """`said` with the duration or clock time it says put as `duration` or `clock_time`, or None if it says neither:
-    so that a request is compared with others for its wording, not for its numbers."""
-    if not _SAYS_A_NUMBER.search(said):
-        return None
-    if (found := _duration_in(said)) is not None:
-        return found[1].replace("|", duration)
-    return clock_time_put_as(said, clock_time) if parse_clock_time(said) is not None else None
-
-
-def _duration_in(said: str) -> tuple[int, str] | None:
-    """The longest run of words saying a duration, in seconds, and the words around it; None if none says one."""
-    words = said.split()
-    # NOTE: a duration runs from a number (or "a", a half, a quarter) to a unit (or a half): only such runs are read,
-    # as said (the number parser, run twice, reads "1 hour and 0.5" as 1.5).
-    starts = [i for i, w in enumerate(words) if _DURATION_START.fullmatch(w)]
-    ends = [i + 1 for i, w in enumerate(words) if _DURATION_END.fullmatch(w)]
-    runs = sorted(((a, b) for a in starts for b in ends if a < b <= a + MAX_DURATION_WORDS), key=lambda r: r[0] - r[1])
-    for start, end in runs:
-        seconds = read_duration(" ".join(words[start:end]))
-        if seconds is not None:
-            return seconds, " ".join([*words[:start], "|", *words[end:]])
-    return None
-
-
-def _timer_name(around: str) -> str:
-    """A timer's name in the words around its duration: "for the rice", "a tea timer"; else none."""
-    for pattern in (r"\bfor (?:the|my) ([a-z]+)\b", r"\b([a-z]+) timer\b"):
-        found = re.search(pattern, around)
-        if found and found[1] not in _NOT_A_NAME:
-            return found[1]
-    return ""
 
 
 def warm_up() -> float:

@@ -22,7 +22,7 @@ from typing import Any, Final, Protocol
 
 import numpy as np
 
-from daemon.skills import honest, intents
+from daemon.skills import honest, intents, values
 from daemon.skills.call import SkillCall
 
 _LOGGER = logging.getLogger(__name__)
@@ -53,7 +53,7 @@ READ: Final = frozenset(
     }
 )
 """Skills read by meaning whose request carries nothing to parse (no duration, time, level or name); those that carry
-a value (intents.LOOSE_SLOTS) are read too, their value read again from the words (intents.read_values)."""
+a value (values.LOOSE_SLOTS) are read too, their value read again from the words (values.read_values)."""
 ANSWER_LIKENESS: Final = 0.75
 """How alike a request must be to a request that only answers (the time, the date, the timers or alarms held, what
 the box can do) to be it: on the tune halves the general question most alike one was 0.71 ("why are alarms so loud"
@@ -133,7 +133,7 @@ def examples(seed: int = SEED) -> tuple[tuple[str, SkillCall], ...]:
                 said = list(itertools.islice(_expansions(sample_sentence, sentence, lists, rules), EXPANSIONS_READ))
                 for text in rng.sample(said, min(EXAMPLES_PER_SENTENCE, len(said))):
                     call = intents.match_as_heard(text)
-                    if call is not None and call.skill in intents.LOOSE_SLOTS:
+                    if call is not None and call.skill in values.LOOSE_SLOTS:
                         found.setdefault(" ".join(text.split()), SkillCall(call.skill))  # its value is read anew
                     elif call is not None and call.skill in READ and set(call.args) <= PLAIN_ARGS:
                         found.setdefault(" ".join(text.split()), call)
@@ -182,8 +182,8 @@ class MeaningRouter:
         if offline and not honest.is_now(intents.normalise(text)):
             return None  # NOTE: as for the templates: "when do shops usually close" is a custom, not a question of now
         _LOGGER.debug("read %r by meaning as %r (%.2f)", text, reading.example, reading.likeness)
-        if reading.call.skill in intents.LOOSE_SLOTS:
-            valued = intents.read_values(reading.call.skill, text)
+        if reading.call.skill in values.LOOSE_SLOTS:
+            valued = values.read_values(reading.call.skill, text)
             return dataclasses.replace(valued, by_meaning=True) if valued is not None else None
         return SkillCall(reading.call.skill, dict(reading.call.args), read_as=reading.example, by_meaning=True)
 
@@ -191,11 +191,11 @@ class MeaningRouter:
         """The nearest command carrying a value, read with the value `text` says put as the examples' own ("set a
         timer for the rice for 5 minutes"): an embedding weighs numbers as much as words."""
         said = intents.normalise(text)
-        valued = intents.value_said_as(said, FILL["duration"], FILL["when"])
+        valued = values.value_said_as(said, FILL["duration"], FILL["when"])
         if valued is None or valued == said:
             return None
         reading = self._read(valued)
-        if reading.call is None or reading.call.skill not in intents.LOOSE_SLOTS or reading.likeness < VALUED_LIKENESS:
+        if reading.call is None or reading.call.skill not in values.LOOSE_SLOTS or reading.likeness < VALUED_LIKENESS:
             return None
         return reading
 
@@ -223,7 +223,7 @@ def _digest(model: str) -> str:
     ours = resources.files("daemon.skills").joinpath("sentences.yaml").read_bytes()
     made_by = [metadata.version(p) for p in ("hassil", "home-assistant-intents")]
     recipe = (
-        f"{model}|{made_by}|{SEED}|{EXAMPLES_PER_SENTENCE}|{EXPANSIONS_READ}|{sorted(READ)}|{sorted(intents.LOOSE_SLOTS)}"
+        f"{model}|{made_by}|{SEED}|{EXAMPLES_PER_SENTENCE}|{EXPANSIONS_READ}|{sorted(READ)}|{sorted(values.LOOSE_SLOTS)}"
         f"|{FILL}|{FOR_THE_MODEL}"
     )
     return hashlib.sha256(recipe.encode("utf-8") + ours + Path(intents.__file__).read_bytes()).hexdigest()[:16]
