@@ -19,3 +19,5 @@ class SkillCall:
     heard)."""
     by_meaning: bool = field(default=False, compare=False)
     """Read by meaning (daemon/skills/meaning.py), not matched by a template."""
+    unsure: bool = field(default=False, compare=False)
+    """Read by meaning but not alike enough to be done at once: asked about first (`read_as` says what)."""

@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import random
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,6 +65,13 @@ VALUED_LIKENESS: Final = 0.85
 """How alike a request must be to a command carrying a value once the value it says is put as the examples' own:
 between the general questions of the tune halves most alike so read ("what do people who wake up at 5 am do", 0.81)
 and the requests least alike that no other reading took ("your clock's wrong, it's ten past eight...", 0.90)."""
+UNSURE_LIKENESS: Final = 0.6
+"""Below VALUED_LIKENESS, a request this alike a command carrying a value, and not asked as a question (what, why,
+how...), is asked about before it is done (*Did you mean "set a timer for 12 minutes"?*) rather than handed to the
+model, which said "Sure, I can help you with that." to "I'd like a timer of twelve minutes for the rice please"."""
+_ASKING: Final = re.compile(r"(?:what|what's|why|how|who|where|when|which|whose)\b")
+"""How a question opens: worded near a command, it is still a question for the model ("what do people who wake up at
+5 am do")."""
 PLAIN_ARGS: Final = frozenset({"topic", "all", "action"})
 """Arguments that come from the template's words, not from a slot: a meaning may carry them."""
 EXAMPLES_PER_SENTENCE: Final = 6
@@ -172,8 +180,11 @@ class MeaningRouter:
     def route(self, text: str) -> SkillCall | None:
         """The call `text` means, read as its nearest template sentence (`read_as`), or None (the model's)."""
         reading = self.nearest(text)
-        if reading is not None and reading.likeness < COMMAND_LIKENESS:
-            reading = self._as_valued(text) or reading
+        if reading is not None and reading.likeness < COMMAND_LIKENESS and (said_as := self._as_valued(text)):
+            if said_as.likeness >= VALUED_LIKENESS:
+                reading = said_as
+            elif said_as.likeness >= UNSURE_LIKENESS and not _ASKING.match(intents.normalise(text)):
+                return self._unsure(said_as, text)
         if reading is None or reading.call is None:
             return None
         offline = reading.call.skill == "offline"
@@ -195,9 +206,16 @@ class MeaningRouter:
         if valued is None or valued == said:
             return None
         reading = self._read(valued)
-        if reading.call is None or reading.call.skill not in values.LOOSE_SLOTS or reading.likeness < VALUED_LIKENESS:
+        return reading if reading.call is not None and reading.call.skill in values.LOOSE_SLOTS else None
+
+    def _unsure(self, reading: Reading, text: str) -> SkillCall | None:
+        """The command `text` may well mean, to be asked about before it is done; None if no value can be read."""
+        assert reading.call is not None
+        call = values.read_values(reading.call.skill, text)
+        if call is None:
             return None
-        return reading
+        _LOGGER.debug("read %r by meaning as %r (%.2f): to be asked about", text, reading.example, reading.likeness)
+        return dataclasses.replace(call, read_as=values.asked(call), by_meaning=True, unsure=True)
 
     def close(self) -> None:
         """Free the model."""

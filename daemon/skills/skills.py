@@ -203,7 +203,7 @@ class Skills:
 
     def _run(self, call: SkillCall, *, last_answer: str, forget: Callable[[], None] | None) -> Reply:
         waiting, self._waiting = self.waiting(), None  # asked about once: anything else said moves on
-        if call.read_as and call.skill in CONFIRM_FIRST:
+        if call.read_as and (call.skill in CONFIRM_FIRST or call.unsure):
             # NOTE: a loose reading that would undo something (cancel, forget, mute, reset the clock) is asked
             # about instead of done: "can solve my timer" may be "cancel my timer", or not a request at all.
             self._waiting = (SkillCall(call.skill, dict(call.args)), self.now_boot())

@@ -10,6 +10,8 @@ from typing import Final
 from daemon.skills.amounts import read_duration
 from daemon.skills.call import SkillCall
 from daemon.skills.intents import alarm_call, normalise, timer_call
+from daemon.skills.reminders import say_length
+from daemon.skills.speech import say_alarm
 from daemon.skills.when import clock_time_put_as, parse_clock_time
 
 LOOSE_SLOTS: Final = frozenset({"timer_start", "alarm_set", "set_time"})
@@ -81,3 +83,21 @@ def _timer_name(around: str) -> str:
         if found and found[1] not in _NOT_A_NAME:
             return found[1]
     return ""
+
+
+def asked(call: SkillCall) -> str:
+    """The request `call` makes, in words a confirmation can ask about ("set a 12 minutes timer for the rice")."""
+    a = call.args
+    match call.skill:
+        case "timer_start":
+            name = f" for the {a['name']}" if a.get("name") else ""
+            return f"set a timer for {say_length(_whole(a['seconds']))}{name}"
+        case "alarm_set" if "hour" in a:
+            days = a.get("days", ())
+            at = say_alarm(_whole(a["hour"]), _whole(a["minute"]), days if isinstance(days, tuple) else ())
+            return f"set an alarm for {at}"
+    return call.read_as
+
+
+def _whole(value: object) -> int:
+    return int(value) if isinstance(value, int | float) else 0

@@ -84,6 +84,22 @@ def test_a_clock_read_by_meaning_is_asked_about_with_the_time_heard(router: Mean
     assert skills.run(call).text == 'Did you mean "set the clock to 8:10"? Say yes, and I will.'
 
 
+def test_a_command_carrying_a_value_read_by_meaning_but_not_alike_enough_is_asked_about(
+    router: MeaningRouter,
+) -> None:
+    skills = _skills(router)
+    call = skills.route("I'd like a timer of twelve minutes for the rice please.") or pytest.fail("left to the model")
+    assert call.unsure
+    assert skills.run(call).text == 'Did you mean "set a timer for 12 minutes for the rice"? Say yes, and I will.'
+    assert skills.reminders.timers() == []
+    skills.run(skills.route("yes") or pytest.fail("no yes"))
+    assert [(t.name, t.seconds) for t in skills.reminders.timers()] == [("rice", 720)]
+
+
+def test_a_question_worded_near_a_command_with_a_value_is_not_asked_about(router: MeaningRouter) -> None:
+    assert router.route("what's a good thing to do for half an hour") is None  # a question: the model's
+
+
 @pytest.mark.parametrize(
     ("said", "skill"),
     [("how many alarms do I have", "alarm_list"), ("what sort of things can you do", "help")],
