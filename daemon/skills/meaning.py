@@ -67,11 +67,14 @@ between the general questions of the tune halves most alike so read ("what do pe
 and the requests least alike that no other reading took ("your clock's wrong, it's ten past eight...", 0.90)."""
 UNSURE_LIKENESS: Final = 0.6
 """Below VALUED_LIKENESS, a request this alike a command carrying a value, and not asked as a question (what, why,
-how...), is asked about before it is done (*Did you mean "set a timer for 12 minutes"?*) rather than handed to the
-model, which said "Sure, I can help you with that." to "I'd like a timer of twelve minutes for the rice please"."""
-_ASKING: Final = re.compile(r"(?:what|what's|why|how|who|where|when|which|whose)\b")
+how, should, is...), is asked about before it is done (*Did you mean "set a timer for 12 minutes"?*) rather than
+handed to the model, which said "Sure, I can help you with that." to "I'd like a timer of twelve minutes for the
+rice please"."""
+_ASKING: Final = re.compile(
+    r"(?:what|what's|why|how|who|where|when|which|whose|should|shall|is|are|am|do|does|did|was|were|has|have)\b"
+)
 """How a question opens: worded near a command, it is still a question for the model ("what do people who wake up at
-5 am do")."""
+5 am do", "should I wake up at 6 am or 7 am"); a request opens otherwise ("could you", "I'd like", "set")."""
 PLAIN_ARGS: Final = frozenset({"topic", "all", "action"})
 """Arguments that come from the template's words, not from a slot: a meaning may carry them."""
 EXAMPLES_PER_SENTENCE: Final = 6

@@ -98,6 +98,7 @@ def test_a_command_carrying_a_value_read_by_meaning_but_not_alike_enough_is_aske
 
 def test_a_question_worded_near_a_command_with_a_value_is_not_asked_about(router: MeaningRouter) -> None:
     assert router.route("what's a good thing to do for half an hour") is None  # a question: the model's
+    assert router.route("Should I wake up at 6 am or 7 am?") is None
 
 
 @pytest.mark.parametrize(
