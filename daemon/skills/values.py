@@ -4,6 +4,7 @@ anywhere in its words, and the request with its value put in other words to be c
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from typing import Final
 
@@ -51,6 +52,7 @@ def read_values(skill: str, text: str) -> SkillCall | None:
     return None
 
 
+@functools.lru_cache(maxsize=256)  # NOTE: one question is routed at its pause, for its early answer and by the turn
 def value_said_as(said: str, duration: str, clock_time: str) -> str | None:
     """`said` with the duration or clock time it says put as `duration` or `clock_time`, or None if it says neither:
     so that a request is compared with others for its wording, not for its numbers."""
@@ -58,7 +60,7 @@ def value_said_as(said: str, duration: str, clock_time: str) -> str | None:
         return None
     if (found := _duration_in(said)) is not None:
         return found[1].replace("|", duration)
-    return clock_time_put_as(said, clock_time) if parse_clock_time(said) is not None else None
+    return clock_time_put_as(said, clock_time)
 
 
 def _duration_in(said: str) -> tuple[int, str] | None:
@@ -100,4 +102,5 @@ def asked(call: SkillCall) -> str:
 
 
 def _whole(value: object) -> int:
+    """An argument as a whole number (0 if it is none)."""
     return int(value) if isinstance(value, int | float) else 0

@@ -220,12 +220,15 @@ def _first_time_at(words: list[str]) -> tuple[int, int, _Said, str | None, bool]
 
 
 def clock_time_put_as(text: str, put: str) -> str | None:
-    """`text` (as words, numbers in digits) with the first clock time it says written as `put`; None if it says none."""
+    """`text` (as words, numbers in digits) with the first clock time it says written as `put`; None if it says none
+    that a clock shows."""
     words = _words(text)
     found = _first_time_at(words)
     if found is None:
         return None
-    start, end = found[:2]
+    start, end, said, marker, adjacent = found
+    if _resolve(said, marker, adjacent=adjacent, waking=False) is None:
+        return None
     return " ".join([*words[:start], put, *words[end:]])
 
 
