@@ -11,7 +11,7 @@ from typing import Any
 
 from daemon.config import Config
 from daemon.errors import EXIT_CONFIG, EXIT_OK, InputError, ModelError
-from daemon.modelstore.manifest import ROLES, Manifest, ModelEntry, base_dir, verify
+from daemon.modelstore.manifest import MEANING, ROLES, Manifest, ModelEntry, base_dir, verify
 from daemon.modelstore.select import manifest_for, select
 
 
@@ -83,7 +83,26 @@ def models_verify(cfg: Config, args: argparse.Namespace) -> int:
         except ModelError as err:
             failed += 1
             print(f"✘ {name}: {err.message} [{err.code}]")
+    if not failed:
+        _make_examples(cfg, manifest, names)
     return EXIT_CONFIG if failed else EXIT_OK
+
+
+def _make_examples(cfg: Config, manifest: Manifest, names: list[str]) -> None:
+    """Embed the skills' example sentences beside the sentence model, so that the box's first start need not
+    (~30 s here, minutes on a Pi: sampling, labelling and embedding ~2000 sentences)."""
+    from daemon.engines.load import load_meaning
+
+    name = manifest.profile(cfg.models.profile).get(MEANING, "")
+    if name not in names or not (cfg.skills.enabled and cfg.skills.by_meaning):
+        return
+    started = time.monotonic()
+    router = load_meaning(cfg)
+    if router is None:
+        print(f"✘ {name}: its example sentences could not be made (see the warning above)")
+        return
+    print(f"✔ {name}: {router.size} example sentences embedded ({time.monotonic() - started:.1f} s)")
+    router.close()
 
 
 def models_fetch(cfg: Config, args: argparse.Namespace) -> int:
@@ -101,6 +120,7 @@ def models_fetch(cfg: Config, args: argparse.Namespace) -> int:
         entry = manifest.get(name)
         path = fetch(entry, Path(cfg.models.dir).expanduser(), pins)
         print(f"✔ {name}: {path}")
+    _make_examples(cfg, manifest, _names(cfg, manifest, args.names))
     return EXIT_OK
 
 

@@ -130,9 +130,10 @@ def load_meaning(config: Config) -> MeaningRouter | None:
         return None
 
     def make(selected: SelectedModel) -> MeaningRouter:
-        # NOTE: the service may not write the models directory; systemd gives it a cache directory of its own.
-        cache = Path(os.environ["CACHE_DIRECTORY"]) if os.environ.get("CACHE_DIRECTORY") else selected.path.parent
-        return MeaningRouter(SentenceEmbedder(selected.path), cache, selected.name)
+        # NOTE: the examples are made beside the model by `talkbox models verify` (the set-up and the image build);
+        # the service may not write the models directory, so any it makes itself go to its own cache directory.
+        cache = [Path(os.environ["CACHE_DIRECTORY"])] if os.environ.get("CACHE_DIRECTORY") else []
+        return MeaningRouter(SentenceEmbedder(selected.path), [*cache, selected.path.parent], selected.name)
 
     return _optional(select_meaning, make, config, "reading by meaning")
 

@@ -42,15 +42,28 @@ def wait_for(path: Path, done: Any, timeout_s: float = 90) -> list[dict[str, Any
     return events
 
 
+@pytest.fixture(scope="module")
+def set_up(models_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The models directory as the set-up leaves it (`talkbox models verify`): the brain assembled, and the skills'
+    example sentences embedded beside the sentence model, so that the box does not make them when it starts."""
+    config = tmp_path_factory.mktemp("set-up") / "talkbox.toml"
+    config.write_text(f'[models]\ndir = "{models_dir}"\n')
+    verify = [sys.executable, "-m", "daemon", "models", "verify", "--config", str(config)]
+    done = subprocess.run(verify, capture_output=True, text=True, timeout=600, check=True)
+    assert "example sentences embedded" in done.stdout, done.stdout + done.stderr
+    assert list(models_dir.glob("*/examples-*.npz")), "no embedded examples kept beside the sentence model"
+    return models_dir
+
+
 @pytest.fixture
-def box(tmp_path: Path, models_dir: Path) -> Iterator[tuple[subprocess.Popen[str], int, Path]]:
+def box(tmp_path: Path, set_up: Path) -> Iterator[tuple[subprocess.Popen[str], int, Path]]:
     """`talkbox run` from a silent microphone, with a pty as its serial link and a private control socket."""
     master, slave = os.openpty()
     tty.setraw(slave)  # a serial line does not echo
     runtime = Path(tempfile.mkdtemp(dir="/tmp"))  # AF_UNIX paths must stay short
     config = tmp_path / "talkbox.toml"
     config.write_text(
-        f'[models]\ndir = "{models_dir}"\n'
+        f'[models]\ndir = "{set_up}"\n'
         f'[display]\ndriver = "dummy"\nframes_dir = "{tmp_path / "frames"}"\n'
         "[button]\nenabled = false\n"
         f'[serial]\nenabled = true\nurl = "{os.ttyname(slave)}"\n'

@@ -147,7 +147,9 @@ def test_usage_errors_exit_2() -> None:
 def test_models_verify_and_path(cfg_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "--config", str(cfg_file), "models", "verify")
     roles = [name for name in load_manifest().profile("dev").values() if name]
-    assert status == EXIT_OK and out.count("✔") == len(set(roles)) and "whisper-tiny-en" in out
+    # one line a model, and one for the skills' example sentences embedded beside the sentence model
+    assert status == EXIT_OK and out.count("✔") == len(set(roles)) + 1 and "whisper-tiny-en" in out
+    assert re.search(r"✔ all-minilm-l6-v2-int8: \d{4} example sentences embedded", out), out
     status, out, _ = run(capsys, "--config", str(cfg_file), "models", "path", "llm")
     assert status == EXIT_OK and out.strip().endswith("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")
     status, out, _ = run(capsys, "--config", str(cfg_file), "models", "verify", "qwen2.5-0.5b-instruct-q4_k_m")
