@@ -17,6 +17,12 @@ NOT_ONLINE: Final = (
 )
 TIMER_LIMITS: Final = f"A timer has to be between {MIN_TIMER_S} second and {MAX_TIMER_DAYS} days."
 VOLUME_LIMITS: Final = "Volume goes from 0 to 100 percent."
+REMIND_HOW: Final = (
+    "I can remind you after a while or at a time of day. Say, for example: remind me in 20 minutes to check the "
+    "oven, or remind me at 6 pm to call mum."
+)
+"""For a reminder asked with no time the box can set it for ("remind me to take the bins out tomorrow morning"): a
+promise the model made ("Sure, I'll remind you...") that nothing would keep."""
 UNSET_CLOCK: Final = (
     "I don't know the time: nothing has set my clock since I was switched on. "
     "Tell me, for example: set the time to seven fifteen pm."

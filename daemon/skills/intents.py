@@ -215,15 +215,17 @@ def _match(said: str) -> SkillCall | None:
     """The best template match of normalised words."""
     from hassil import recognize_all
 
-    calls: list[tuple[tuple[int, int], SkillCall]] = []
+    calls: list[tuple[tuple[bool, int, int], SkillCall]] = []
     for result in recognize_all(said, _intents(), slot_lists=_slot_lists(), language="en"):  # type: ignore[arg-type]
         entities = {name: e for name, e in result.entities.items()}
         values = {name: e.value for name, e in entities.items()}
         wild = [e for e in entities.values() if e.is_wildcard]
         call = _call(result.intent.name, values, said)
         if call is not None:
-            # NOTE: hassil's own preference: fewer wildcards, then less text left to a wildcard.
-            calls.append(((len(wild), sum(len(str(e.text)) for e in wild)), call))
+            # NOTE: hassil's own preference: fewer wildcards, then less text left to a wildcard; a reminder with no
+            # time last ("remind me to {note}" also takes "remind me to call mum at 6 pm").
+            rank = (call.skill == "remind_when", len(wild), sum(len(str(e.text)) for e in wild))
+            calls.append((rank, call))
     return min(calls, key=lambda c: c[0])[1] if calls else None
 
 
@@ -248,7 +250,7 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             return timer_call(round(seconds), _text(v, "name"))
         case "TalkboxTimer":
             duration = read_duration(_text(v, "duration"))
-            return timer_call(duration, _text(v, "name")) if duration is not None else None
+            return timer_call(duration, _text(v, "name"), _text(v, "note")) if duration is not None else None
         case "HassTimerStatus" | "TalkboxTimerLeft":
             return SkillCall("timer_left", _named(v))
         case "HassCancelTimer" | "TalkboxTimerCancel":
@@ -256,7 +258,9 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
         case "HassCancelAllTimers":
             return SkillCall("timer_cancel", {"all": True})
         case "TalkboxAlarmSet":
-            return alarm_call("alarm_set", _text(v, "when"), said, waking=bool(v.get("waking")))
+            return alarm_call("alarm_set", _text(v, "when"), said, waking=bool(v.get("waking")), note=_text(v, "note"))
+        case "TalkboxRemindWhen":
+            return SkillCall("remind_when")  # NOTE: no time it could be set for: said how to ask
         case "TalkboxAlarmList":
             return SkillCall("alarm_list")
         case "TalkboxAlarmCancel":
@@ -334,21 +338,37 @@ def _named(v: dict[str, object]) -> dict[str, Arg]:
     return {"name": name} if name else {}
 
 
-def timer_call(seconds: int, name: str) -> SkillCall:
-    """A timer of any length said: the skill itself says when it is outside the limits."""
+def timer_call(seconds: int, name: str, note: str = "") -> SkillCall:
+    """A timer of any length said (`note`: what to remind of when it ends): the skill itself says when it is outside
+    the limits."""
     name = re.sub(r"^(the|my|a|an)\s+", "", name.removesuffix(" timer").strip())
-    return SkillCall("timer_start", {"seconds": seconds, **({"name": name} if name else {})})
+    return SkillCall("timer_start", {"seconds": seconds, **({"name": name} if name else {}), **_noted(note)})
 
 
-def alarm_call(skill: str, when: str, said: str, waking: bool = False) -> SkillCall | None:
-    """The alarm call for the time `when` says and the days `said` names anywhere; an impossible time's call; None."""
-    at = parse_clock_time(when, waking=waking)
-    if at is None:
-        return _off_the_clock(skill, when)
+def _noted(note: str) -> dict[str, Arg]:
+    """A reminder's note as an argument, said back to the person ("call my mum": "call your mum")."""
+    note = " ".join(_YOURS.get(word, word) for word in note.split())
+    return {"note": note} if note else {}
+
+
+_YOURS: Final = {"my": "your", "me": "you", "i": "you", "i'm": "you're", "myself": "yourself", "mine": "yours"}
+
+
+WORKING_DAYS: Final = frozenset(range(5))
+"""Monday to Friday, as parse_days numbers them."""
+
+
+def alarm_call(skill: str, when: str, said: str, waking: bool = False, note: str = "") -> SkillCall | None:
+    """The alarm call for the time `when` says and the days `said` names anywhere (`note`: what to remind of); an
+    impossible time's call; None."""
     # NOTE: the days may be said anywhere ("every weekday, wake me at 7"): read them from the whole sentence;
     # several days named ("on monday, wednesday and friday") repeat as "mondays, wednesdays and fridays" would.
     days = parse_days(said) or (named if len(named := parse_days(re.sub(r"\b(\w+day)\b", r"\1s", said))) > 1 else ())
-    return SkillCall(skill, {"hour": at.hour, "minute": at.minute, "days": tuple(sorted(days))})
+    # NOTE: an alarm every working day wakes someone: "six thirty on weekdays" is 6:30, not 18:30.
+    at = parse_clock_time(when, waking=waking or set(days) == WORKING_DAYS)
+    if at is None:
+        return _off_the_clock(skill, when)
+    return SkillCall(skill, {"hour": at.hour, "minute": at.minute, "days": tuple(sorted(days)), **_noted(note)})
 
 
 def _off_the_clock(skill: str, when: str) -> SkillCall | None:

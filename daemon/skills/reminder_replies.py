@@ -16,16 +16,21 @@ from daemon.skills.replies import (
 from daemon.skills.speech import say_alarm, say_clock, upper_first
 
 
-def start_timer(reminders: Reminders, seconds: int, name: str, now_boot: float, now_wall: float) -> Reply:
-    """Start a timer of `seconds`, named `name` ("" for none), unless its length or name cannot be."""
+def start_timer(
+    reminders: Reminders, seconds: int, name: str, now_boot: float, now_wall: float, note: str = ""
+) -> Reply:
+    """Start a timer of `seconds`, named `name` ("" for none), or a reminder of `note` in `seconds`, unless its
+    length or name cannot be."""
     if not MIN_TIMER_S <= seconds <= MAX_TIMER_S:
         return Reply(honest.TIMER_LIMITS)
     if any(t.name and t.name.lower() == name.lower() for t in reminders.timers()) and name:
         return Reply(f"There is already {_a_or_an(name)} timer. Cancel it first, or give this one another name.")
     try:
-        timer = reminders.timer(seconds, name, now_boot, now_wall)
+        timer = reminders.timer(seconds, name, now_boot, now_wall, note)
     except ValueError as err:
         return Reply(f"I can't: {err}.")
+    if note:
+        return Reply(f"OK. In {say_length(seconds)}, I'll remind you to {note}.", changed=True)
     what = upper_first(f"{_a_or_an(name)} timer") if name else "A timer"
     return Reply(f"{what} for {say_length(seconds)}, starting now.", changed=bool(timer))
 
@@ -54,20 +59,24 @@ def cancel_timers(reminders: Reminders, name: str, everything: bool, which: int 
     return Reply(said, changed=True)
 
 
-def set_alarm(reminders: Reminders, hour: int, minute: int, days: tuple[int, ...], now_wall: float | None) -> Reply:
-    """Set an alarm (on `days` of the week, or once); without a trusted clock (`now_wall` None) it waits for one."""
+def set_alarm(
+    reminders: Reminders, hour: int, minute: int, days: tuple[int, ...], now_wall: float | None, note: str = ""
+) -> Reply:
+    """Set an alarm (on `days` of the week, or once), or a reminder of `note` then; without a trusted clock
+    (`now_wall` None) it waits for one."""
     try:
-        reminders.alarm(hour, minute, days, now_wall)
+        reminders.alarm(hour, minute, days, now_wall, note)
     except ValueError as err:
         return Reply(f"I can't: {err}.")
     when = say_alarm(hour, minute, days)
+    done = f"OK. At {when}, I'll remind you to {note}." if note else f"Alarm set for {when}."
     if now_wall is None:
         return Reply(
-            f"Alarm set for {when}, but it can't ring until my clock is set. "
+            f"{done.removesuffix('.')}, but not until my clock is set. "
             "Tell me the time, for example: set the time to seven fifteen pm.",
             changed=True,
         )
-    return Reply(f"Alarm set for {when}.", changed=True)
+    return Reply(done, changed=True)
 
 
 def list_alarms(reminders: Reminders) -> Reply:
@@ -75,7 +84,7 @@ def list_alarms(reminders: Reminders) -> Reply:
     alarms = reminders.alarms()
     if not alarms:
         return Reply(NO_ALARMS)
-    said = [say_alarm(r.hour, r.minute, r.days) for r in alarms]
+    said = [say_alarm(r.hour, r.minute, r.days) + (f", to remind you to {r.note}" if r.note else "") for r in alarms]
     head = "One alarm is set" if len(said) == 1 else f"{len(said)} alarms are set"
     return Reply(f"{head}: {', '.join(said)}.")
 
@@ -90,6 +99,8 @@ def cancel_alarms(reminders: Reminders, at: tuple[int, int] | None, everything: 
     if len(alarms) > 1 and not everything and at is None:
         return Reply(f"{len(alarms)} alarms are set. Say which time, or say cancel all alarms.")
     reminders.remove(alarms)
+    if len(alarms) == 1 and alarms[0].note:
+        return Reply(f"{upper_first(alarms[0].label)} cancelled.", changed=True)
     return Reply(ALARM_CANCELLED if len(alarms) == 1 else ALL_ALARMS_CANCELLED, changed=True)
 
 

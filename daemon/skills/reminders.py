@@ -53,10 +53,14 @@ class Reminder:
     minute: int = 0
     days: tuple[int, ...] = ()
     """An alarm's weekdays (0 = Monday); empty: it rings once."""
+    note: str = ""
+    """What to remind of when it rings ("call your mum"); empty for a plain timer or alarm."""
 
     @property
     def label(self) -> str:
-        """How the box names it: "pasta timer", "10 minute timer", "7:30 alarm"."""
+        """How the box names it: "pasta timer", "10 minute timer", "7:30 alarm", "reminder to call your mum"."""
+        if self.note:
+            return f"reminder to {self.note}"
         if self.kind is Kind.TIMER:
             return f"{self.name} timer" if self.name else f"{say_length(self.seconds)} timer"
         return f"{self.hour}:{self.minute:02d} alarm"
@@ -121,17 +125,17 @@ class Reminders:
         self._next_id += 1
         return added
 
-    def timer(self, seconds: int, name: str, now_boot: float, now_wall: float) -> Reminder:
+    def timer(self, seconds: int, name: str, now_boot: float, now_wall: float, note: str = "") -> Reminder:
         """Start a timer; ValueError when its length is outside MIN_TIMER_S..MAX_TIMER_S."""
         if not MIN_TIMER_S <= seconds <= MAX_TIMER_S:
             raise ValueError(f"a timer of {seconds} seconds is outside its limits")
         ends = now_boot + seconds
-        return self.add(Reminder(0, Kind.TIMER, name, seconds, ends, self._boot, now_wall + seconds))
+        return self.add(Reminder(0, Kind.TIMER, name, seconds, ends, self._boot, now_wall + seconds, note=note))
 
-    def alarm(self, hour: int, minute: int, days: tuple[int, ...], now_wall: float | None) -> Reminder:
+    def alarm(self, hour: int, minute: int, days: tuple[int, ...], now_wall: float | None, note: str = "") -> Reminder:
         """Set an alarm; `now_wall` None: the clock is not trusted, it gets its time once the clock is."""
         ends = next_ring(hour, minute, days, now_wall) if now_wall is not None else 0.0
-        return self.add(Reminder(0, Kind.ALARM, hour=hour, minute=minute, days=days, ends_wall=ends))
+        return self.add(Reminder(0, Kind.ALARM, hour=hour, minute=minute, days=days, ends_wall=ends, note=note))
 
     def remove(self, reminders: Iterable[Reminder]) -> list[Reminder]:
         """Remove these; the ones that were there."""

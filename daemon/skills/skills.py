@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 _LOGGER = logging.getLogger(__name__)
 
 HELP: Final = (
-    "I answer questions, and I can tell you the time and the date, set timers and alarms, "
+    "I answer questions, and I can tell you the time and the date, set timers, alarms and reminders, "
     "change my volume, do sums and convert units, spell words, and tell you facts about countries, the elements, "
     "the planets and the calendar. Say stop to stop me, or repeat that to hear me again."
 )
@@ -44,7 +44,7 @@ ANSWERS: Final = frozenset({"confirm", "decline"})
 """A yes or a no: a skill's only while a misheard request waits for one."""
 ANSWERS_ONLY: Final = (
     frozenset({"time", "date", "day", "calculate", "expression", "convert", "help", "offline", "timer_left"})
-    | frozenset({"alarm_list"})
+    | frozenset({"alarm_list", "remind_when"})
     | facts.SKILLS
 )
 """Requests that only answer (the time, a sum, a fact, what is left on a timer): they change nothing."""
@@ -234,8 +234,8 @@ class Skills:
                 self.reminders.schedule_alarms(self.clock.now())
                 return Reply(f"Thanks. My clock now says {say_time(self.clock.now())}.", changed=True)
             case "timer_start":
-                name = str(a.get("name", ""))
-                return start_timer(self.reminders, _int(a, "seconds"), name, self.now_boot(), self.clock.now())
+                name, note = str(a.get("name", "")), str(a.get("note", ""))
+                return start_timer(self.reminders, _int(a, "seconds"), name, self.now_boot(), self.clock.now(), note)
             case "timer_left":
                 return timers_left(self.reminders, str(a.get("name", "")), self.now_boot())
             case "timer_cancel":
@@ -244,7 +244,10 @@ class Skills:
             case "alarm_set":
                 days = a.get("days", ())
                 days = tuple(int(d) for d in days) if isinstance(days, tuple | list) else ()
-                return set_alarm(self.reminders, _int(a, "hour"), _int(a, "minute"), days, self.wall())
+                note = str(a.get("note", ""))
+                return set_alarm(self.reminders, _int(a, "hour"), _int(a, "minute"), days, self.wall(), note)
+            case "remind_when":
+                return Reply(honest.REMIND_HOW)
             case "alarm_list":
                 return list_alarms(self.reminders)
             case "alarm_cancel":
@@ -291,6 +294,8 @@ class Skills:
     def ringing(self, reminder: Reminder) -> str:
         """Mark `reminder` as rung (before it sounds, so it never rings twice) and what to say."""
         self.reminders.rang(reminder, self.wall())
+        if reminder.note:
+            return f"It's time to {reminder.note}."
         return f"Your {reminder.label} is done." if reminder.kind is Kind.TIMER else "It's time: your alarm."
 
     def status(self) -> dict[str, object]:

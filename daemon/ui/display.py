@@ -265,8 +265,9 @@ class DisplayController:
 
 
 def _short(label: str) -> str:
-    """ "pasta timer" -> "pasta"; an unnamed "10 minutes timer" -> "timer"."""
-    name = label.removesuffix(" timer")
+    """ "pasta timer" -> "pasta"; an unnamed "10 minutes timer" -> "timer"; "reminder to check the oven" -> "check
+    the oven"."""
+    name = label.removesuffix(" timer").removeprefix("reminder to ")
     return "timer" if name[:1].isdigit() else name
 
 

@@ -234,3 +234,19 @@ def test_a_request_read_by_meaning_with_no_value_in_it_is_none() -> None:
     assert read_values("timer_start", "set a timer for the rice") is None
     assert read_values("alarm_set", "wake me up early") is None
     assert read_values("set_time", "your clock is wrong") is None
+
+
+@pytest.mark.parametrize(
+    ("said", "at"),
+    [
+        ("set an alarm for six thirty on weekdays", (6, 30)),  # every working day: someone is woken
+        ("alarm at half six every weekday", (6, 30)),
+        ("set an alarm for 5 pm on weekdays", (17, 0)),  # said: kept
+        ("set an alarm for six thirty", (18, 30)),  # once, unmarked: an alarm at 1 to 6 is the afternoon's
+        ("set an alarm for 3 every day", (15, 0)),
+    ],
+)
+def test_an_alarm_every_working_day_is_in_the_morning_unless_said_otherwise(said: str, at: tuple[int, int]) -> None:
+    call = match(said)
+    assert call is not None and call.skill == "alarm_set"
+    assert (call.args["hour"], call.args["minute"]) == at
