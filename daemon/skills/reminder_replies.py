@@ -69,14 +69,11 @@ def set_alarm(
     except ValueError as err:
         return Reply(f"I can't: {err}.")
     when = say_alarm(hour, minute, days)
-    done = f"OK. At {when}, I'll remind you to {note}." if note else f"Alarm set for {when}."
+    done = f"OK. At {when}, I'll remind you to {note}" if note else f"Alarm set for {when}"
     if now_wall is None:
-        return Reply(
-            f"{done.removesuffix('.')}, but not until my clock is set. "
-            "Tell me the time, for example: set the time to seven fifteen pm.",
-            changed=True,
-        )
-    return Reply(done, changed=True)
+        wait = "once my clock is set" if note else "but it can't ring until my clock is set"
+        return Reply(f"{done}, {wait}. Tell me the time, for example: set the time to seven fifteen pm.", changed=True)
+    return Reply(f"{done}.", changed=True)
 
 
 def list_alarms(reminders: Reminders) -> Reply:
