@@ -17,6 +17,10 @@ NOT_ONLINE: Final = (
 )
 TIMER_LIMITS: Final = f"A timer has to be between {MIN_TIMER_S} second and {MAX_TIMER_DAYS} days."
 VOLUME_LIMITS: Final = "Volume goes from 0 to 100 percent."
+NO_TOMORROW: Final = (
+    "I don't know which day tomorrow is: nothing has set my clock since I was switched on. "
+    "Tell me the time first, for example: set the time to seven fifteen pm."
+)
 REMIND_HOW: Final = (
     "I can remind you after a while or at a time of day. Say, for example: remind me in 20 minutes to check the "
     "oven, or remind me at 6 pm to call mum."

@@ -24,7 +24,7 @@ from daemon.skills.honest import TOPICS, is_amount, is_device, is_now
 from daemon.skills.misheard import readings
 from daemon.skills.units import convert
 from daemon.skills.vocabulary import skill_words
-from daemon.skills.when import impossible_clock_time, parse_clock_time, parse_days
+from daemon.skills.when import impossible_clock_time, once_day, parse_clock_time, parse_days
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -347,10 +347,12 @@ def timer_call(seconds: int, name: str, note: str = "") -> SkillCall:
 
 def _noted(note: str) -> dict[str, Arg]:
     """A reminder's note as an argument, said back to the person ("call my mum": "call your mum")."""
+    note = _WHEN_SAID.sub("", note)  # NOTE: "call mum tomorrow" at 6 pm: the day is the alarm's, not the note's
     note = " ".join(_YOURS.get(word, word) for word in note.split())
     return {"note": note} if note else {}
 
 
+_WHEN_SAID: Final = re.compile(r"\s*\b(?:tomorrow|today|tonight|on \w+day|this (?:morning|afternoon|evening))$")
 _YOURS: Final = {"my": "your", "me": "you", "i": "you", "i'm": "you're", "myself": "yourself", "mine": "yours"}
 
 
@@ -368,7 +370,17 @@ def alarm_call(skill: str, when: str, said: str, waking: bool = False, note: str
     at = parse_clock_time(when, waking=waking or set(days) == WORKING_DAYS)
     if at is None:
         return _off_the_clock(skill, when)
-    return SkillCall(skill, {"hour": at.hour, "minute": at.minute, "days": tuple(sorted(days)), **_noted(note)})
+    once = _once_on(said) if not days else {}
+    return SkillCall(skill, {"hour": at.hour, "minute": at.minute, "days": tuple(sorted(days)), **_noted(note), **once})
+
+
+def _once_on(said: str) -> dict[str, Arg]:
+    """The day an alarm said for once rings on: tomorrow ("tomorrow": True) or a day named ("on friday": "on": 4);
+    none for one said with no day (it rings the next time its clock time comes)."""
+    if re.search(r"\btomorrow\b", said):
+        return {"tomorrow": True}
+    day = once_day(said)
+    return {"on": day} if day is not None else {}
 
 
 def _off_the_clock(skill: str, when: str) -> SkillCall | None:

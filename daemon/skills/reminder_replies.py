@@ -60,15 +60,21 @@ def cancel_timers(reminders: Reminders, name: str, everything: bool, which: int 
 
 
 def set_alarm(
-    reminders: Reminders, hour: int, minute: int, days: tuple[int, ...], now_wall: float | None, note: str = ""
+    reminders: Reminders,
+    hour: int,
+    minute: int,
+    days: tuple[int, ...],
+    now_wall: float | None,
+    note: str = "",
+    once: bool = False,
 ) -> Reply:
-    """Set an alarm (on `days` of the week, or once), or a reminder of `note` then; without a trusted clock
-    (`now_wall` None) it waits for one."""
+    """Set an alarm (on `days` of the week, on the first of them `once`, or once), or a reminder of `note` then;
+    without a trusted clock (`now_wall` None) it waits for one."""
     try:
-        reminders.alarm(hour, minute, days, now_wall, note)
+        reminders.alarm(hour, minute, days, now_wall, note, once)
     except ValueError as err:
         return Reply(f"I can't: {err}.")
-    when = say_alarm(hour, minute, days)
+    when = say_alarm(hour, minute, days, once)
     done = f"OK. At {when}, I'll remind you to {note}" if note else f"Alarm set for {when}"
     if now_wall is None:
         wait = "once my clock is set" if note else "but it can't ring until my clock is set"
@@ -81,7 +87,9 @@ def list_alarms(reminders: Reminders) -> Reply:
     alarms = reminders.alarms()
     if not alarms:
         return Reply(NO_ALARMS)
-    said = [say_alarm(r.hour, r.minute, r.days) + (f", to remind you to {r.note}" if r.note else "") for r in alarms]
+    said = [
+        say_alarm(r.hour, r.minute, r.days, r.once) + (f", to remind you to {r.note}" if r.note else "") for r in alarms
+    ]
     head = "One alarm is set" if len(said) == 1 else f"{len(said)} alarms are set"
     return Reply(f"{head}: {', '.join(said)}.")
 

@@ -55,6 +55,8 @@ class Reminder:
     """An alarm's weekdays (0 = Monday); empty: it rings once."""
     note: str = ""
     """What to remind of when it rings ("call your mum"); empty for a plain timer or alarm."""
+    once: bool = False
+    """An alarm that rings once, on the first of `days` to come ("on Friday", "tomorrow"), instead of every one."""
 
     @property
     def label(self) -> str:
@@ -132,10 +134,13 @@ class Reminders:
         ends = now_boot + seconds
         return self.add(Reminder(0, Kind.TIMER, name, seconds, ends, self._boot, now_wall + seconds, note=note))
 
-    def alarm(self, hour: int, minute: int, days: tuple[int, ...], now_wall: float | None, note: str = "") -> Reminder:
+    def alarm(
+        self, hour: int, minute: int, days: tuple[int, ...], now_wall: float | None, note: str = "", once: bool = False
+    ) -> Reminder:
         """Set an alarm; `now_wall` None: the clock is not trusted, it gets its time once the clock is."""
         ends = next_ring(hour, minute, days, now_wall) if now_wall is not None else 0.0
-        return self.add(Reminder(0, Kind.ALARM, hour=hour, minute=minute, days=days, ends_wall=ends, note=note))
+        said = Reminder(0, Kind.ALARM, hour=hour, minute=minute, days=days, ends_wall=ends, note=note, once=once)
+        return self.add(said)
 
     def remove(self, reminders: Iterable[Reminder]) -> list[Reminder]:
         """Remove these; the ones that were there."""
@@ -171,7 +176,7 @@ class Reminders:
 
     def rang(self, reminder: Reminder, now_wall: float | None) -> None:
         """It is ringing now: a timer or a one-off alarm goes, a repeating alarm moves to its next day."""
-        if reminder.kind is Kind.ALARM and reminder.days and now_wall is not None:
+        if reminder.kind is Kind.ALARM and reminder.days and not reminder.once and now_wall is not None:
             after = max(now_wall, reminder.ends_wall)
             self._items[reminder.id] = replace(
                 reminder, ends_wall=next_ring(reminder.hour, reminder.minute, reminder.days, after)
@@ -207,7 +212,7 @@ class Reminders:
                     continue
             elif r.kind is Kind.ALARM and now_wall is not None and r.ends_wall and r.ends_wall <= now_wall:
                 missed.append(r)
-                if not r.days:
+                if not r.days or r.once:
                     continue
                 r = replace(r, ends_wall=next_ring(r.hour, r.minute, r.days, now_wall))
             self._items[r.id] = r

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, Protocol
@@ -244,8 +245,15 @@ class Skills:
             case "alarm_set":
                 days = a.get("days", ())
                 days = tuple(int(d) for d in days) if isinstance(days, tuple | list) else ()
-                note = str(a.get("note", ""))
-                return set_alarm(self.reminders, _int(a, "hour"), _int(a, "minute"), days, self.wall(), note)
+                note, wall = str(a.get("note", "")), self.wall()
+                if a.get("tomorrow") and wall is None:
+                    return Reply(honest.NO_TOMORROW)
+                if a.get("tomorrow") and wall is not None:
+                    days = ((datetime.datetime.fromtimestamp(wall).weekday() + 1) % 7,)
+                elif "on" in a:
+                    days = (_int(a, "on"),)
+                once = bool(a.get("tomorrow")) or "on" in a
+                return set_alarm(self.reminders, _int(a, "hour"), _int(a, "minute"), days, wall, note, once)
             case "remind_when":
                 return Reply(honest.REMIND_HOW)
             case "alarm_list":
@@ -304,7 +312,7 @@ class Skills:
         return {
             "clock": str(self.clock.state().source),
             "timers": ", ".join(f"{t.label} {say_length(t.left_s(now))} left" for t in self.reminders.timers()),
-            "alarms": ", ".join(f"{r.label} {say_days(r.days)}".strip() for r in self.reminders.alarms()),
+            "alarms": ", ".join(f"{r.label} {say_days(r.days, r.once)}".strip() for r in self.reminders.alarms()),
             "volume": 0 if self.volume.muted else self.volume.level,
         } | ({"homeassistant": self.home.status()} if self.home is not None else {})
 

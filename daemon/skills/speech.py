@@ -50,10 +50,12 @@ def say_day(epoch: float) -> str:
     return _DAYS[time.localtime(epoch).tm_wday]
 
 
-def say_days(days: tuple[int, ...]) -> str:
-    """ "every weekday", "every Monday and Friday", "" for once."""
+def say_days(days: tuple[int, ...], once: bool = False) -> str:
+    """ "every weekday", "every Monday and Friday", "on Friday" for once on a day, "" for once."""
     if not days:
         return ""
+    if once:
+        return f"on {_DAYS[days[0]]}"
     if days == (0, 1, 2, 3, 4):
         return "every weekday"
     if days == (5, 6):
@@ -64,9 +66,9 @@ def say_days(days: tuple[int, ...]) -> str:
     return "every " + (names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1])
 
 
-def say_alarm(hour: int, minute: int, days: tuple[int, ...]) -> str:
-    """An alarm's time and days: "seven am every weekday", "six thirty pm"."""
-    return " ".join(filter(None, [say_clock(hour, minute), say_days(days)]))
+def say_alarm(hour: int, minute: int, days: tuple[int, ...], once: bool = False) -> str:
+    """An alarm's time and days: "seven am every weekday", "six thirty pm", "seven am on Friday"."""
+    return " ".join(filter(None, [say_clock(hour, minute), say_days(days, once)]))
 
 
 def say_number(value: float) -> str:

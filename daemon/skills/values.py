@@ -93,11 +93,17 @@ def asked(call: SkillCall) -> str:
     match call.skill:
         case "timer_start":
             name = f" for the {a['name']}" if a.get("name") else ""
-            return f"set a timer for {say_length(_whole(a['seconds']))}{name}"
+            note = f" to remind you to {a['note']}" if a.get("note") else ""
+            return f"set a timer for {say_length(_whole(a['seconds']))}{name}{note}"
         case "alarm_set" if "hour" in a:
             days = a.get("days", ())
-            at = say_alarm(_whole(a["hour"]), _whole(a["minute"]), days if isinstance(days, tuple) else ())
-            return f"set an alarm for {at}"
+            once = (_whole(a["on"]),) if "on" in a else ()
+            at = say_alarm(
+                _whole(a["hour"]), _whole(a["minute"]), once or (days if isinstance(days, tuple) else ()), bool(once)
+            )
+            when = " tomorrow" if a.get("tomorrow") else ""
+            note = f" to remind you to {a['note']}" if a.get("note") else ""
+            return f"set an alarm for {at}{when}{note}"
     return call.read_as
 
 

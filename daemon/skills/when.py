@@ -280,3 +280,10 @@ def parse_days(text: str) -> frozenset[int]:
         return frozenset()
     removed, _ = _named_days(left_out.split())
     return frozenset(days - removed)
+
+
+def once_day(text: str) -> int | None:
+    """The one weekday `text` names for once ("on friday": 4, 0 = Monday); None if it names none, several, or says
+    they repeat ("fridays", "every friday")."""
+    days, repeats = _named_days(_day_words(text))
+    return next(iter(days)) if len(days) == 1 and not repeats else None

@@ -3,9 +3,14 @@ asked with no time the box can set is answered honestly instead of promised by t
 
 from __future__ import annotations
 
+import datetime
+
+import pytest
+
 from daemon.box.asking import SilentSink
+from daemon.skills import clock as clock_module
 from daemon.skills.clock import BoxClock
-from daemon.skills.honest import REMIND_HOW
+from daemon.skills.honest import NO_TOMORROW, REMIND_HOW
 from daemon.skills.intents import match
 from daemon.skills.reminders import Reminders
 from daemon.skills.skills import Skills
@@ -61,3 +66,30 @@ def test_a_reminder_with_no_time_the_box_can_set_is_answered_honestly() -> None:
     assert len(skills.reminders) == 0
     # a plain timer is still one
     assert _run(skills, "remind me in 5 minutes") == ("timer_start", "A timer for 5 minutes, starting now.")
+
+
+def test_an_alarm_on_a_day_named_or_tomorrow_rings_once_on_that_day() -> None:
+    skills = _skills([1000.0])
+    skill, said = _run(skills, "set an alarm for 7 am on friday")
+    assert (skill, said) == ("alarm_set", "Alarm set for seven o'clock am on Friday.")
+    _run(skills, "remind me to call mum tomorrow at 6 pm")
+    friday, tomorrow = sorted(skills.reminders.alarms(), key=lambda r: r.note)
+    assert friday.once and datetime.datetime.fromtimestamp(friday.ends_wall).strftime("%a %H:%M") == "Fri 07:00"
+    today = datetime.date.today()
+    assert tomorrow.note == "call mum" and tomorrow.once
+    rings = datetime.datetime.fromtimestamp(tomorrow.ends_wall)
+    assert (rings.date(), rings.hour) == (today + datetime.timedelta(days=1), 18)
+    skills.reminders.rang(friday, friday.ends_wall)
+    assert skills.reminders.alarms() == [tomorrow]  # rung once, gone: no Friday after
+    # came due while the box was off: said once, not kept for next week
+    again = Reminders("boot-a")
+    missed = again.restore(skills.reminders.to_plain(), now_boot=5.0, now_wall=tomorrow.ends_wall + 60)
+    assert missed and again.alarms() == []
+
+
+def test_tomorrow_with_no_clock_to_say_which_day_is_answered_honestly(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(clock_module, "ntp_synchronised", lambda: False)
+    monkeypatch.setattr(clock_module, "rtc_set_the_clock", lambda rtc=None: False)
+    skills = Skills(BoxClock("auto"), VolumeSink(SilentSink()), "boot-a", now_boot=lambda: 1000.0)
+    assert _run(skills, "wake me up tomorrow at 7") == ("alarm_set", NO_TOMORROW)
+    assert len(skills.reminders) == 0
