@@ -36,7 +36,7 @@ from daemon.events import (
     TurnFailed,
     TurnStarted,
 )
-from daemon.ui.screens import Kind, Screen, render
+from daemon.ui.screens import CHAR_W, Kind, Screen, render
 from hardware.oled import OledDisplay
 
 _LOGGER = logging.getLogger(__name__)
@@ -184,7 +184,8 @@ class DisplayController:
             screen = dataclasses.replace(screen, corner=self._home)
         if screen.kind is Kind.READY and (running := [(n, end) for n, end in self._timers if end > now]):
             # NOTE: the idle screen counts the two soonest timers down, one per line, instead of its hint.
-            shown = [f"{name} {_clock_face(end - now)}" for name, end in running[:2]]
+            room = (self._display.width - 4) // CHAR_W  # NOTE: a long reminder's note must not push its clock off
+            shown = [_countdown(name, _clock_face(end - now), room) for name, end in running[:2]]
             more = f" +{len(running) - 2}" if len(running) > 2 else ""
             return dataclasses.replace(screen, text=shown[0], detail=(shown[1:] or [""])[0] + more)
         if screen.kind is Kind.SPEAKING:
@@ -269,6 +270,11 @@ def _short(label: str) -> str:
     the oven"."""
     name = label.removesuffix(" timer").removeprefix("reminder to ")
     return "timer" if name[:1].isdigit() else name
+
+
+def _countdown(name: str, face: str, room: int) -> str:
+    """ "pasta 7:42" in `room` characters: a name too long is cut, the clock never."""
+    return f"{name[: max(1, room - len(face) - 1)].rstrip()} {face}"
 
 
 def _clock_face(seconds: float) -> str:

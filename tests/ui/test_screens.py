@@ -36,7 +36,7 @@ from daemon.events import (
     TurnStarted,
 )
 from daemon.ui.display import DisplayController
-from daemon.ui.screens import Kind
+from daemon.ui.screens import CHAR_W, Kind
 from hardware.oled import OledDisplay
 
 REFERENCE = Path(__file__).parent / "reference"
@@ -267,3 +267,17 @@ def test_the_idle_screen_counts_timers_down_and_shows_which_one_rings() -> None:
     c.on_event(TurnEnded(turn=3, outcome=Ended.INTERRUPTED))
     clock.now += 500  # both ended: the hint comes back
     assert c.current().text == 'Say "Hey Jarvis"'
+
+
+def test_a_reminder_counts_down_by_its_note_and_a_long_one_never_hides_its_clock() -> None:
+    from daemon.events import RemindersChanged
+
+    clock = Clock()
+    c, _ = controller(clock)
+    c.on_event(BoxReady(wake_phrase="Hey Jarvis"))
+    timers = (("reminder to check the oven", 1182.0), ("reminder to call the plumber about the leak", 7170.0))
+    c.on_event(RemindersChanged(timers=timers, alarms=()))
+    screen = c.current()
+    assert screen.text == "check the oven 19:42"
+    assert screen.detail == "call the plu 1:59:30"  # the note cut, the clock whole
+    assert all(len(line) * CHAR_W <= 128 - 4 for line in (screen.text, screen.detail))  # one line each, clock shown
