@@ -259,6 +259,10 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             return SkillCall("timer_cancel", {"all": True})
         case "TalkboxAlarmSet":
             return alarm_call("alarm_set", _text(v, "when"), said, waking=bool(v.get("waking")), note=_text(v, "note"))
+        case "TalkboxReminderList":
+            return SkillCall("reminder_list")
+        case "TalkboxReminderCancel":
+            return SkillCall("reminder_cancel", {"all": True} if v.get("all") else _noted(_text(v, "note")))
         case "TalkboxRemindWhen":
             return SkillCall("remind_when")  # NOTE: no time it could be set for: said how to ask
         case "TalkboxAlarmList":

@@ -4,12 +4,14 @@ cancel; and what came due while it was off."""
 from __future__ import annotations
 
 from daemon.skills import honest
-from daemon.skills.reminders import MAX_TIMER_S, MIN_TIMER_S, Reminder, Reminders, say_length
+from daemon.skills.reminders import MAX_TIMER_S, MIN_TIMER_S, Kind, Reminder, Reminders, say_length
 from daemon.skills.replies import (
     ALARM_CANCELLED,
     ALL_ALARMS_CANCELLED,
+    ALL_REMINDERS_CANCELLED,
     ALL_TIMERS_CANCELLED,
     NO_ALARMS,
+    NO_REMINDERS,
     NO_TIMERS,
     Reply,
 )
@@ -107,6 +109,37 @@ def cancel_alarms(reminders: Reminders, at: tuple[int, int] | None, everything: 
     if len(alarms) == 1 and alarms[0].note:
         return Reply(f"{upper_first(alarms[0].label)} cancelled.", changed=True)
     return Reply(ALARM_CANCELLED if len(alarms) == 1 else ALL_ALARMS_CANCELLED, changed=True)
+
+
+def list_reminders(reminders: Reminders, now_boot: float) -> Reply:
+    """Every reminder set (a timer or an alarm with a note), soonest alarm first after the timers."""
+    held = [r for r in (*reminders.timers(), *reminders.alarms()) if r.note]
+    if not held:
+        return Reply(NO_REMINDERS)
+    said = [f"to {r.note} {_when(r, now_boot)}" for r in held]
+    head = "One reminder is set" if len(said) == 1 else f"{len(said)} reminders are set"
+    return Reply(f"{head}: {'; '.join(said)}.")
+
+
+def cancel_reminders(reminders: Reminders, note: str, everything: bool) -> Reply:
+    """Cancel the reminder of `note`, the only one, or `everything`; ask which when several could be meant."""
+    held = [r for r in reminders.all() if r.note and (not note or r.note.lower() == note.lower())]
+    if not held:
+        return Reply(f"There is no reminder to {note}." if note else NO_REMINDERS)
+    if len(held) > 1 and not everything and not note:
+        notes = ", ".join(f"to {r.note}" for r in held)
+        return Reply(f"{len(held)} reminders are set: {notes}. Which one? Or say cancel all reminders.")
+    reminders.remove(held)
+    return Reply(
+        f"{upper_first(held[0].label)} cancelled." if len(held) == 1 else ALL_REMINDERS_CANCELLED, changed=True
+    )
+
+
+def _when(reminder: Reminder, now_boot: float) -> str:
+    """When a reminder rings, as said in a list: "in 5 minutes", "at six o'clock pm on Friday"."""
+    if reminder.kind is Kind.TIMER:
+        return f"in {say_length(reminder.left_s(now_boot))}"
+    return f"at {say_alarm(reminder.hour, reminder.minute, reminder.days, reminder.once)}"
 
 
 def missed_text(missed: list[Reminder]) -> str:

@@ -21,6 +21,8 @@ VOLUME_STEP: Final = 10
 """Percent a "turn it up" or "turn it down" moves the volume."""
 NO_TIMERS: Final = "No timers are running."
 NO_ALARMS: Final = "No alarms are set."
+NO_REMINDERS: Final = "No reminders are set."
+ALL_REMINDERS_CANCELLED: Final = "All reminders cancelled."
 LOUDEST: Final = "That's as loud as I go."
 FORGOTTEN: Final = "Okay, I've forgotten our conversation."
 OKAY: Final = "Okay."
@@ -37,6 +39,8 @@ def volume_said(level: int) -> str:
 STOCK_REPLIES: Final = (
     NO_TIMERS,
     NO_ALARMS,
+    NO_REMINDERS,
+    ALL_REMINDERS_CANCELLED,
     LOUDEST,
     FORGOTTEN,
     OKAY,

@@ -13,8 +13,10 @@ from daemon.skills.clock import BoxClock
 from daemon.skills.intents import SkillCall
 from daemon.skills.reminder_replies import (
     cancel_alarms,
+    cancel_reminders,
     cancel_timers,
     list_alarms,
+    list_reminders,
     set_alarm,
     start_timer,
     timers_left,
@@ -35,7 +37,7 @@ HELP: Final = (
     "the planets and the calendar. Say stop to stop me, or repeat that to hear me again."
 )
 UNSET_CLOCK: Final = honest.UNSET_CLOCK
-CONFIRM_FIRST: Final = frozenset({"timer_cancel", "alarm_cancel", "forget", "volume", "set_time"})
+CONFIRM_FIRST: Final = frozenset({"timer_cancel", "alarm_cancel", "reminder_cancel", "forget", "volume", "set_time"})
 """Requests that undo or change something: read loosely from a misheard sentence, they are asked about first."""
 NAMING: Final = frozenset({"name", "hour", "minute", "days"})
 """Arguments that only say which timer or alarm a request means."""
@@ -45,7 +47,7 @@ ANSWERS: Final = frozenset({"confirm", "decline"})
 """A yes or a no: a skill's only while a misheard request waits for one."""
 ANSWERS_ONLY: Final = (
     frozenset({"time", "date", "day", "calculate", "expression", "convert", "help", "offline", "timer_left"})
-    | frozenset({"alarm_list", "remind_when"})
+    | frozenset({"alarm_list", "remind_when", "reminder_list"})
     | facts.SKILLS
 )
 """Requests that only answer (the time, a sum, a fact, what is left on a timer): they change nothing."""
@@ -254,6 +256,10 @@ class Skills:
                     days = (_int(a, "on"),)
                 once = bool(a.get("tomorrow")) or "on" in a
                 return set_alarm(self.reminders, _int(a, "hour"), _int(a, "minute"), days, wall, note, once)
+            case "reminder_list":
+                return list_reminders(self.reminders, self.now_boot())
+            case "reminder_cancel":
+                return cancel_reminders(self.reminders, str(a.get("note", "")), bool(a.get("all")))
             case "remind_when":
                 return Reply(honest.REMIND_HOW)
             case "alarm_list":

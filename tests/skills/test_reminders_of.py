@@ -93,3 +93,21 @@ def test_tomorrow_with_no_clock_to_say_which_day_is_answered_honestly(monkeypatc
     skills = Skills(BoxClock("auto"), VolumeSink(SilentSink()), "boot-a", now_boot=lambda: 1000.0)
     assert _run(skills, "wake me up tomorrow at 7") == ("alarm_set", NO_TOMORROW)
     assert len(skills.reminders) == 0
+
+
+def test_reminders_are_listed_and_cancelled_as_reminders() -> None:
+    skills = _skills([1000.0])
+    assert _run(skills, "what reminders do I have") == ("reminder_list", "No reminders are set.")
+    _run(skills, "remind me in 20 minutes to check the oven")
+    _run(skills, "remind me to call my mum at 6 pm")
+    _run(skills, "set a pasta timer for 8 minutes")  # a plain timer is no reminder
+    skill, listed = _run(skills, "what reminders do I have")
+    assert skill == "reminder_list" and listed.startswith("2 reminders are set: to check the oven in 20 minutes; ")
+    assert listed.endswith("to call your mum at six o'clock pm.")
+    skill, which = _run(skills, "cancel the reminder")
+    assert skill == "reminder_cancel" and which.endswith("Which one? Or say cancel all reminders.")
+    said = _run(skills, "cancel the reminder to call my mum")
+    assert said == ("reminder_cancel", "Reminder to call your mum cancelled.")
+    assert _run(skills, "cancel the reminder") == ("reminder_cancel", "Reminder to check the oven cancelled.")
+    assert [t.name for t in skills.reminders.timers()] == ["pasta"]
+    assert _run(skills, "cancel all reminders") == ("reminder_cancel", "No reminders are set.")
