@@ -138,13 +138,15 @@ def examples(seed: int = SEED) -> tuple[tuple[str, SkillCall], ...]:
     data = intents.sentences()
     compiled = Intents.from_dict(data)
     lists: dict[str, Any] = {**compiled.slot_lists, **{n: TextSlotList.from_strings([v]) for n, v in FILL.items()}}
-    rng = random.Random(seed)
     found: dict[str, SkillCall] = {}
     for intent in compiled.intents.values():
         for part in intent.data:
             rules = {**compiled.expansion_rules, **(part.expansion_rules or {})}
             for sentence in part.sentences:
                 said = list(itertools.islice(_expansions(sample_sentence, sentence, lists, rules), EXPANSIONS_READ))
+                # NOTE: each sentence's own draw: a template added or changed elsewhere leaves its examples as they were
+                # (one shared draw re-sampled every later sentence, and moved the readings tuned on them).
+                rng = random.Random(f"{seed}|{intent.name}|{sentence.text}")
                 for text in rng.sample(said, min(EXAMPLES_PER_SENTENCE, len(said))):
                     call = intents.match_as_heard(text)
                     if call is not None and call.skill in values.LOOSE_SLOTS:
@@ -242,7 +244,8 @@ def _likeness_needed(skill: str) -> float:
 
 
 def _digest(model: str) -> str:
-    """What the examples depend on: the templates, the libraries that expand and match them, the sampling, the model."""
+    """What the examples depend on: the templates, the code and libraries that expand, sample and match them, the
+    model."""
     from importlib import metadata, resources
 
     ours = resources.files("daemon.skills").joinpath("sentences.yaml").read_bytes()
@@ -251,7 +254,8 @@ def _digest(model: str) -> str:
         f"{model}|{made_by}|{SEED}|{EXAMPLES_PER_SENTENCE}|{EXPANSIONS_READ}|{sorted(READ)}|{sorted(values.LOOSE_SLOTS)}"
         f"|{FILL}|{FOR_THE_MODEL}"
     )
-    return hashlib.sha256(recipe.encode("utf-8") + ours + Path(intents.__file__).read_bytes()).hexdigest()[:16]
+    code = Path(intents.__file__).read_bytes() + Path(__file__).read_bytes()  # how they are matched and sampled
+    return hashlib.sha256(recipe.encode("utf-8") + ours + code).hexdigest()[:16]
 
 
 Index = tuple[tuple[str, ...], tuple[SkillCall | None, ...], np.ndarray]
