@@ -22,9 +22,10 @@ from daemon.skills.call import Arg as Arg
 from daemon.skills.call import SkillCall as SkillCall
 from daemon.skills.honest import TOPICS, is_amount, is_device, is_now
 from daemon.skills.misheard import readings
+from daemon.skills.reminder_args import noted, once_on
 from daemon.skills.units import convert
 from daemon.skills.vocabulary import skill_words
-from daemon.skills.when import impossible_clock_time, once_day, parse_clock_time, parse_days
+from daemon.skills.when import impossible_clock_time, parse_clock_time, parse_days
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -262,7 +263,7 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
         case "TalkboxReminderList":
             return SkillCall("reminder_list")
         case "TalkboxReminderCancel":
-            return SkillCall("reminder_cancel", {"all": True} if v.get("all") else _noted(_text(v, "note")))
+            return SkillCall("reminder_cancel", {"all": True} if v.get("all") else noted(_text(v, "note")))
         case "TalkboxRemindWhen":
             return SkillCall("remind_when")  # NOTE: no time it could be set for: said how to ask
         case "TalkboxAlarmList":
@@ -346,18 +347,7 @@ def timer_call(seconds: int, name: str, note: str = "") -> SkillCall:
     """A timer of any length said (`note`: what to remind of when it ends): the skill itself says when it is outside
     the limits."""
     name = re.sub(r"^(the|my|a|an)\s+", "", name.removesuffix(" timer").strip())
-    return SkillCall("timer_start", {"seconds": seconds, **({"name": name} if name else {}), **_noted(note)})
-
-
-def _noted(note: str) -> dict[str, Arg]:
-    """A reminder's note as an argument, said back to the person ("call my mum": "call your mum")."""
-    note = _WHEN_SAID.sub("", note)  # NOTE: "call mum tomorrow" at 6 pm: the day is the alarm's, not the note's
-    note = " ".join(_YOURS.get(word, word) for word in note.split())
-    return {"note": note} if note else {}
-
-
-_WHEN_SAID: Final = re.compile(r"\s*\b(?:tomorrow|today|tonight|on \w+day|this (?:morning|afternoon|evening))$")
-_YOURS: Final = {"my": "your", "me": "you", "i": "you", "i'm": "you're", "myself": "yourself", "mine": "yours"}
+    return SkillCall("timer_start", {"seconds": seconds, **({"name": name} if name else {}), **noted(note)})
 
 
 WORKING_DAYS: Final = frozenset(range(5))
@@ -374,17 +364,8 @@ def alarm_call(skill: str, when: str, said: str, waking: bool = False, note: str
     at = parse_clock_time(when, waking=waking or set(days) == WORKING_DAYS)
     if at is None:
         return _off_the_clock(skill, when)
-    once = _once_on(said) if not days else {}
-    return SkillCall(skill, {"hour": at.hour, "minute": at.minute, "days": tuple(sorted(days)), **_noted(note), **once})
-
-
-def _once_on(said: str) -> dict[str, Arg]:
-    """The day an alarm said for once rings on: tomorrow ("tomorrow": True) or a day named ("on friday": "on": 4);
-    none for one said with no day (it rings the next time its clock time comes)."""
-    if re.search(r"\btomorrow\b", said):
-        return {"tomorrow": True}
-    day = once_day(said)
-    return {"on": day} if day is not None else {}
+    once = once_on(said) if not days else {}
+    return SkillCall(skill, {"hour": at.hour, "minute": at.minute, "days": tuple(sorted(days)), **noted(note), **once})
 
 
 def _off_the_clock(skill: str, when: str) -> SkillCall | None:
