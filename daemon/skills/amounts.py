@@ -22,7 +22,10 @@ _UNIT_S: Final = {
     "year": 365 * 86400,
 }
 _NUMBER: Final = r"-?\d+(?:\.\d+)?"
-_FILLERS: Final = ("please", "thanks", "thank you", "for me", "now", "right now")
+_FILLERS: Final = (
+    "please", "thanks", "thank you", "for me", "now", "right now", "okay", "ok", "would you", "if you would",
+    "if you don't mind",
+)  # fmt: skip
 
 
 def digits(text: str) -> str:

@@ -107,7 +107,7 @@ def work_out(expression: str) -> float | Unanswerable | None:
 def _work_out(expression: str) -> float | None:
     said = expression.lower().replace("what's", " ").replace("%", " percent")
     said = re.sub(r"\b(equal|equals|makes?|come to|is|the)\s*$", "", said.strip(" ?.!=")).strip()
-    said = re.sub(r"^(the\s+)?", "", said)
+    said = _as_operators(re.sub(r"^(the\s+)?", "", said))
     if m := re.fullmatch(r"square root of (.+)", said):
         value = parse_number(m[1])
         if value is not None and value < 0:
@@ -143,6 +143,32 @@ def _work_out(expression: str) -> float | None:
         return _evaluate(ast.parse(" ".join(terms), mode="eval").body)
     except (SyntaxError, ValueError):
         return None
+
+
+_COMMANDED: Final = (
+    ("add|sum", ("and", "to", "plus"), "{0} plus {1}"),
+    ("multiply", ("by", "and", "times"), "{0} times {1}"),
+    ("divide", ("by",), "{0} divided by {1}"),
+    ("divide", ("into",), "{1} divided by {0}"),
+    ("subtract|take away|take", ("from",), "{1} minus {0}"),
+)
+"""A sum said as a command ("add twelve and thirty", "subtract 4 from 10"): its verb, the words that may join its
+two numbers, and the same sum said with an operator."""
+
+
+def _as_operators(said: str) -> str:
+    """A sum said as a command, said with its operator instead; anything else as it is."""
+    for verb, joins, with_operator in _COMMANDED:
+        if (m := re.fullmatch(rf"(?:{verb}) (.+)", said)) is None:
+            continue
+        words = m[1].split()
+        # NOTE: a number may hold the joining word itself ("add one hundred and five and two"): each joining word is
+        # tried, and the first that leaves a number on both sides is taken.
+        for i, word in enumerate(words[1:-1], start=1):
+            first, second = " ".join(words[:i]), " ".join(words[i + 1 :])
+            if word in joins and parse_number(first) is not None and parse_number(second) is not None:
+                return with_operator.format(first, second)
+    return said
 
 
 def _term(part: str) -> tuple[str, bool] | None:

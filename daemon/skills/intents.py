@@ -200,14 +200,17 @@ def _misheard(said: str, pieces: tuple[str, ...]) -> SkillCall | None:
     for reading in itertools.chain.from_iterable(readings(text, words) for text in (said, *pieces)):
         # NOTE: a question about the news or the weather misheard is still best left to the model (which says
         # what it can); only commands and the facts the box keeps are worth reading loosely.
-        if (call := _match(reading)) is not None and call.skill != "offline" and not _article_ended(call):
+        if (call := _match(reading)) is not None and call.skill != "offline" and not _misread_slot(call, said):
             _LOGGER.debug("heard %r, read as %r", said, reading)
             return dataclasses.replace(call, read_as=reading)
     return None
 
 
-def _article_ended(call: SkillCall) -> bool:
-    """True if a name the call carries ends in an article: a timer "said a" is a misreading, not a name."""
+def _misread_slot(call: SkillCall, said: str) -> bool:
+    """True if a loose reading made up what the call carries: a name ending in an article (a timer "said a"), or a
+    word to spell that was not said ("spell the word", cut off at a pause, read as "spell third")."""
+    if call.skill == "spell" and str(call.args.get("word", "")) not in said.split():
+        return True
     return any(isinstance(v, str) and v.split()[-1:] in (["a"], ["an"], ["the"]) for v in call.args.values())
 
 

@@ -35,6 +35,14 @@ _ALIASES: Final = {
     "kilometres per hour": "kilometer / hour",
     "kilometers per hour": "kilometer / hour",
     "miles per hour": "mile / hour",
+    "uk pint": "imperial_pint",
+    "british pint": "imperial_pint",
+    "imperial pint": "imperial_pint",
+    "uk gallon": "imperial_gallon",
+    "british gallon": "imperial_gallon",
+    "imperial gallon": "imperial_gallon",
+    "us pint": "US_pint",
+    "us gallon": "US_liquid_gallon",
 }
 # pint's unit names, as the box says them and reports them.
 _NAMES: Final = {
@@ -46,7 +54,15 @@ _NAMES: Final = {
     "millimeter": "millimetre",
     "degree_Celsius": "celsius",
     "degree_Fahrenheit": "fahrenheit",
-    "fluid_ounce": "fluid ounce",
+    "fluid_ounce": "US fluid ounce",
+    # NOTE: a pint, a quart and a gallon are a fifth larger in Britain than in America: which one is said.
+    "pint": "US pint",
+    "US_pint": "US pint",
+    "quart": "US quart",
+    "gallon": "US gallon",
+    "US_liquid_gallon": "US gallon",
+    "imperial_pint": "imperial pint",
+    "imperial_gallon": "imperial gallon",
 }
 _PLURALS: Final = {"foot": "feet", "inch": "inches", "celsius": "degrees celsius", "fahrenheit": "degrees fahrenheit"}
 

@@ -161,6 +161,16 @@ def test_the_table_holds_every_named_element() -> None:
         ("how big is mars", "Mars is about 6790 kilometres across."),
         ("how big is the moon", "The Moon is about 3480 kilometres across."),
         ("which planet has the most moons", "Saturn has the most moons: 274 known, as counted in 2025."),
+        (
+            "which planet is the hottest",
+            "Venus is the hottest planet, about 464 degrees Celsius on average: its thick air holds the heat, so it "
+            "is hotter than Mercury, which is closer to the Sun.",
+        ),
+        (
+            "what's the coldest planet",
+            "Neptune is the coldest planet on average, about minus 200 degrees Celsius; the coldest air measured on "
+            "a planet was on Uranus, minus 224.",
+        ),
     ],
 )
 def test_the_planets_are_answered_from_the_small_table(said: str, reply: str) -> None:

@@ -37,6 +37,11 @@ def _skills(trust: str = "system", boot: str = "boot-a", now_boot: float = 1000.
         ("half of three hundred", 150.0),
         ("a quarter of 200", 50.0),
         ("double 21", 42.0),
+        ("add twelve and thirty", 42.0),
+        ("add one hundred and five and two", 107.0),
+        ("multiply six by eleven", 66.0),
+        ("subtract 4 from 10", 6.0),
+        ("divide 2 into 10", 5.0),
     ],
 )
 def test_sums_are_exact(said: str, value: float) -> None:
@@ -49,6 +54,8 @@ def test_words_that_are_not_a_sum_are_not_one() -> None:
     assert calculate("five") is None
     assert calculate("1 / 0") is None
     assert calculate("9 to the power of 999") is None  # refused, not computed for ever
+    assert calculate("add salt to the soup") is None
+    assert calculate("divide the cake by four") is None
 
 
 def test_conversions_use_real_units() -> None:
@@ -58,6 +65,35 @@ def test_conversions_use_real_units() -> None:
     assert hot is not None and round(hot.value, 2) == 37.78
     assert convert("the capital", "france") is None
     assert convert("a litre", "grams") is None  # volume is not mass
+
+
+@pytest.mark.parametrize(
+    ("amount", "unit", "said"),
+    [
+        ("3 litres", "pints", "3 litres is 6.34 US pints."),
+        ("3 litres", "uk pints", "3 litres is 5.28 imperial pints."),
+        ("a gallon", "litres", "1 US gallon is 3.79 litres."),
+        ("2 litres", "imperial gallons", "2 litres is 0.44 imperial gallons."),
+    ],
+)
+def test_a_pint_or_a_gallon_says_whose_it_is(amount: str, unit: str, said: str) -> None:
+    # A British pint is a fifth larger than an American one: a bare "pint" is said to be the American.
+    conversion = convert(amount, unit)
+    assert conversion is not None and conversion.spoken() == said
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "would you mind set a timer for ten minutes",
+        "I'd like you to set a timer for ten minutes",
+        "do me a favour and set a timer for ten minutes",
+        "set a timer for ten minutes if you don't mind",
+    ],
+)
+def test_a_command_asked_politely_is_the_command(said: str) -> None:
+    assert match(said) == match("set a timer for ten minutes")
+    assert match("what is the capital of peru okay") == match("what is the capital of peru")
 
 
 def test_an_unset_clock_never_states_a_time(monkeypatch: pytest.MonkeyPatch) -> None:

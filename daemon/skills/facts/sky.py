@@ -1,10 +1,10 @@
-"""The eight planets and Earth's Moon: their order from the Sun, their widths and how many moons each has.
+"""The eight planets and Earth's Moon: their order from the Sun, their widths, temperatures and moons.
 
 No package the box keeps carries the planets, so this one small table is typed here (and only this one).
-Diameters: NASA's Planetary Fact Sheet (equatorial, km). Moon counts: the IAU Minor Planet Center's confirmed moons
-as reported by NASA and the discoverers, checked 2025-08: Jupiter 95 (February 2024), Saturn 274 (March 2025, 128
-added at once), Uranus 29 (S/2025 U1 found by JWST, announced August 2025), Neptune 16 (February 2024). The giants'
-counts still grow, so the box says the year of each count.
+Diameters and mean temperatures: NASA's Planetary Fact Sheet (equatorial, km; °C). Moon counts: the IAU Minor Planet
+Center's confirmed moons as reported by NASA and the discoverers, checked 2025-08: Jupiter 95 (February 2024), Saturn
+274 (March 2025, 128 added at once), Uranus 29 (S/2025 U1 found by JWST, announced August 2025), Neptune 16 (February
+2024). The giants' counts still grow, so the box says the year of each count.
 """
 
 from __future__ import annotations
@@ -26,17 +26,19 @@ class Body:
     counted: int = 0
     """The year of a moon count that is still growing; 0 for a count that is settled."""
     moon_names: tuple[str, ...] = ()
+    mean_c: int = 0
+    """Mean temperature, °C."""
 
 
 PLANETS: Final = (
-    Body("Mercury", 4879),
-    Body("Venus", 12104),
-    Body("Earth", 12756, 1, moon_names=("the Moon",)),
-    Body("Mars", 6792, 2, moon_names=("Phobos", "Deimos")),
-    Body("Jupiter", 142984, 95, 2024),
-    Body("Saturn", 120536, 274, 2025),
-    Body("Uranus", 51118, 29, 2025),
-    Body("Neptune", 49528, 16, 2024),
+    Body("Mercury", 4879, mean_c=167),
+    Body("Venus", 12104, mean_c=464),
+    Body("Earth", 12756, 1, moon_names=("the Moon",), mean_c=15),
+    Body("Mars", 6792, 2, moon_names=("Phobos", "Deimos"), mean_c=-65),
+    Body("Jupiter", 142984, 95, 2024, mean_c=-110),
+    Body("Saturn", 120536, 274, 2025, mean_c=-140),
+    Body("Uranus", 51118, 29, 2025, mean_c=-195),
+    Body("Neptune", 49528, 16, 2024, mean_c=-200),
 )
 """In order from the Sun."""
 MOON: Final = Body("the Moon", 3475)
@@ -81,6 +83,20 @@ def answer(fact: str, body: Body | None) -> str:
             return f"{PLANETS[0].name} is the planet closest to the Sun."
         case "farthest":
             return f"{PLANETS[-1].name} is the planet farthest from the Sun."
+        case "hottest":
+            hottest = max(PLANETS, key=lambda p: p.mean_c)
+            closest = PLANETS[0]
+            # NOTE: the closest planet is the usual wrong answer: Venus's thick air keeps it hotter than Mercury.
+            return (
+                f"{hottest.name} is the hottest planet, about {hottest.mean_c} degrees Celsius on average: its thick "
+                f"air holds the heat, so it is hotter than {closest.name}, which is closer to the Sun."
+            )
+        case "coldest":
+            coldest = min(PLANETS, key=lambda p: p.mean_c)
+            return (
+                f"{coldest.name} is the coldest planet on average, about minus {-coldest.mean_c} degrees Celsius; "
+                "the coldest air measured on a planet was on Uranus, minus 224."
+            )
         case "count":
             planets = f"There are {len(PLANETS)} planets in the solar system."
             return f"{planets} Pluto has been called a dwarf planet since 2006."
