@@ -112,7 +112,7 @@ FOR_THE_MODEL: Final = (
     "why does it thunder", "how do weather forecasts work", "what is the climate like in spain", "how do tides work",
     "what is inflation", "how does the stock market work", "who invented television", "what is a good film for kids",
     "how do buses work", "what sport is played at wimbledon", "how many players are in a football team",
-    "what is a reminder", "what is an alarm clock", "what is a timer",
+    "what is a reminder", "what is an alarm clock", "what is a timer", "what is an alarm", "how does an alarm work",
     "what channel was the first on tv", "what time zone is london in", "how long does it take to boil an egg",
 )  # fmt: skip
 """Requests for the language model worded like the box's own: a suggestion, a fact about the weather or the news as

@@ -149,6 +149,8 @@ def test_a_question_only_the_internet_could_answer_now_gets_the_offline_answer(r
         "what do people who wake up at 5 am do",  # a time said, worded near "wake me up at 7 am"
         "why is a minute sixty seconds long",  # a duration said, worded near a timer
         "what does the word mute mean",
+        "how does an alarm work",  # what an alarm is, not which are set
+        "what is an alarm for",
     ],
 )
 def test_a_question_for_the_model_is_left_to_it(router: MeaningRouter, said: str) -> None:
