@@ -349,7 +349,9 @@ def _named(v: dict[str, object]) -> dict[str, Arg]:
 def timer_call(seconds: int, name: str, note: str = "") -> SkillCall:
     """A timer of any length said (`note`: what to remind of when it ends): the skill itself says when it is outside
     the limits."""
-    name = re.sub(r"^(the|my|a|an)\s+", "", name.removesuffix(" timer").strip())
+    # NOTE: a name is what follows its last article: "is it possible to set a" or "i want a pasta" before "timer for
+    # 5 minutes" is the asking, not the name.
+    name = re.split(r"\b(?:the|my|a|an)\b", f" {name.removesuffix(' timer').strip()} ")[-1].strip()
     return SkillCall("timer_start", {"seconds": seconds, **({"name": name} if name else {}), **noted(note)})
 
 

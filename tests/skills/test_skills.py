@@ -245,6 +245,9 @@ def test_a_phrase_the_recogniser_looped_on_is_heard_once(heard: str, kept: str) 
         ("put on a timer for five minutes", None),
         ("make a pasta timer for eight minutes", "pasta"),
         ("give me a timer for ten minutes", None),
+        ("is it possible to set a timer for five minutes", None),
+        ("could you possibly set a timer for five minutes", None),
+        ("I want a pasta timer for 8 minutes", "pasta"),
     ],
 )
 def test_other_ways_to_start_a_timer_are_no_part_of_its_name(said: str, name: str | None) -> None:
