@@ -42,6 +42,9 @@ PLANETS: Final = (
 )
 """In order from the Sun."""
 MOON: Final = Body("the Moon", 3475)
+COLDEST_MEASURED: Final = ("Uranus", -224)
+"""The coldest air measured on a planet, °C (Voyager 2, 1986, as NASA reports it): colder than Neptune's, though
+Neptune is colder on average."""
 
 
 def find(said: str) -> Body | None:
@@ -95,7 +98,7 @@ def answer(fact: str, body: Body | None) -> str:
             coldest = min(PLANETS, key=lambda p: p.mean_c)
             return (
                 f"{coldest.name} is the coldest planet on average, about minus {-coldest.mean_c} degrees Celsius; "
-                "the coldest air measured on a planet was on Uranus, minus 224."
+                f"the coldest air measured on a planet was on {COLDEST_MEASURED[0]}, minus {-COLDEST_MEASURED[1]}."
             )
         case "count":
             planets = f"There are {len(PLANETS)} planets in the solar system."
