@@ -87,7 +87,7 @@ def is_amount(slot: str) -> bool:
 
 _MOMENT: Final = re.compile(
     r"\b(now|right now|at the moment|currently|at present|so far|yet|today|tonight|this (morning|afternoon|evening|"
-    r"week|weekend)|tomorrow|yesterday|last night|next week|next weekend)('s)?\b"
+    r"week|weekend|year|season)|tomorrow|yesterday|last night|next week|next weekend)('s)?\b"
 )
 _ASKED: Final = re.compile(
     r"(what|what's|whats|who|who's|whos|where|where's|when|when's|which|how|how's|is|are|was|were|did|does|do|has|"

@@ -191,6 +191,10 @@ OFFLINE_QUESTIONS = [
     ("is tesco open today", "opening"),
     ("what time does the bank close today", "opening"),
     ("can you look up the opening hours of the library", "opening"),
+    ("who won the tour de france this year", "sport"),
+    ("which book is number one on the bestseller list", "news"),
+    ("is it a good day to hang the washing out", "weather"),
+    ("how long is the wait at passport control", "travel"),
 ]
 
 
@@ -256,6 +260,9 @@ def test_sunrise_and_sunset_are_not_guessed_where_the_box_does_not_know_where_it
         "how much money do I have in my account",
         "did I lock the front door",
         "what did my boss say this morning",
+        "is anyone in the kitchen",
+        "is anybody home",
+        "how much do I weigh",
     ],
 )
 def test_the_users_calls_messages_money_and_home_are_not_guessed(said: str) -> None:
@@ -272,6 +279,10 @@ def test_the_users_calls_messages_money_and_home_are_not_guessed(said: str) -> N
         "what is the most popular song of all time",
         "did the romans lock their doors",
         "is there a storm on jupiter",
+        "who won the world cup in 2018",
+        "which element is number one on the periodic table",
+        "is there anyone in the world taller than him",
+        "is it a leap year this year",
     ],
 )
 def test_questions_near_the_new_offline_ones_still_reach_the_language_model(said: str) -> None:
@@ -288,6 +299,7 @@ def test_questions_near_the_new_offline_ones_still_reach_the_language_model(said
         ("is the ferry to calais running this morning", OFFLINE),
         ("is my daughter back from school yet", PERSONAL),
         ("how long did I sleep last night", PERSONAL),
+        ("who got the nobel prize for peace this year", OFFLINE),
     ],
 )
 def test_a_question_about_the_moment_no_template_takes_is_answered_honestly(said: str, reply: str) -> None:
