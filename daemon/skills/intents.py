@@ -22,7 +22,7 @@ from daemon.skills.call import Arg as Arg
 from daemon.skills.call import SkillCall as SkillCall
 from daemon.skills.honest import TOPICS, is_amount, is_device, is_now
 from daemon.skills.misheard import readings
-from daemon.skills.reminder_args import noted, once_on
+from daemon.skills.reminder_args import noted, once_on, part_of_day_call
 from daemon.skills.units import convert
 from daemon.skills.vocabulary import skill_words
 from daemon.skills.when import impossible_clock_time, parse_clock_time, parse_days
@@ -267,6 +267,8 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             return SkillCall("reminder_list")
         case "TalkboxReminderCancel":
             return SkillCall("reminder_cancel", {"all": True} if v.get("all") else noted(_text(v, "note")))
+        case "TalkboxRemindPart":
+            return part_of_day_call(_text(v, "part"), _text(v, "note"), said)
         case "TalkboxRemindWhen":
             return SkillCall("remind_when")  # NOTE: no time it could be set for: said how to ask
         case "TalkboxAlarmList":

@@ -61,11 +61,41 @@ def test_a_reminder_comes_back_after_a_restart_with_its_note() -> None:
 
 def test_a_reminder_with_no_time_the_box_can_set_is_answered_honestly() -> None:
     skills = _skills([1000.0])
-    for said in ("Remind me to take the bins out tomorrow morning.", "set a reminder", "remind me to call the vet"):
+    for said in ("Remind me to water the plants tonight.", "set a reminder", "remind me to call the vet"):
         assert _run(skills, said) == ("remind_when", REMIND_HOW)
     assert len(skills.reminders) == 0
     # a plain timer is still one
     assert _run(skills, "remind me in 5 minutes") == ("timer_start", "A timer for 5 minutes, starting now.")
+
+
+@pytest.mark.parametrize(
+    ("said", "note", "day", "hour"),
+    [
+        ("Remind me to take the bins out tomorrow morning.", "take the bins out", 1, 9),
+        ("remind me tomorrow afternoon to call the garage", "call the garage", 1, 14),
+        ("set a reminder for tomorrow evening to ring grandma", "ring grandma", 1, 18),
+        ("tomorrow night remind me to lock the shed", "lock the shed", 1, 20),
+    ],
+)
+def test_a_reminder_for_part_of_a_named_day_is_set_at_its_usual_hour_and_says_which(
+    said: str, note: str, day: int, hour: int
+) -> None:
+    skills = _skills([1000.0])
+    skill, reply = _run(skills, said)
+    (alarm,) = skills.reminders.alarms()
+    rings = datetime.datetime.fromtimestamp(alarm.ends_wall)
+    assert skill == "alarm_set" and alarm.once and alarm.note == note
+    assert (rings.date(), rings.hour, rings.minute) == (datetime.date.today() + datetime.timedelta(days=day), hour, 0)
+    clock = f"{['nine', 'two', 'six', 'eight'][[9, 14, 18, 20].index(hour)]} o'clock"
+    assert reply.startswith(f"OK. At {clock}") and reply.endswith(f"I'll remind you to {note}.")
+
+
+def test_a_reminder_on_a_weekday_evening_rings_that_day() -> None:
+    skills = _skills([1000.0])
+    skill, reply = _run(skills, "remind me to pay the rent on friday afternoon")
+    (alarm,) = skills.reminders.alarms()
+    assert skill == "alarm_set" and reply.startswith("OK. At two o'clock pm on Friday")
+    assert datetime.datetime.fromtimestamp(alarm.ends_wall).strftime("%a %H:%M") == "Fri 14:00"
 
 
 def test_an_alarm_on_a_day_named_or_tomorrow_rings_once_on_that_day() -> None:
