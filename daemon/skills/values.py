@@ -27,6 +27,8 @@ _DURATION_END: Final = re.compile(r"(?:second|sec|minute|min|hour|hr|day|week|mo
 _SAYS_A_NUMBER: Final = re.compile(rf"\b(?:{_NUMBER_WORD})\b")
 MAX_DURATION_WORDS: Final = 10
 """The most words a duration takes ("1 hour 30 minute and 15 second")."""
+_NAMES_THE_CLOCK: Final = re.compile(rf"\b(?:time|clock|o'clock)\b|^(?:it's|it is|its) (?:now )?(?:{_NUMBER_WORD})\b")
+_ASKS: Final = re.compile(r"(?:\w+ )?(?:what|how|when|which|is|are|do|does)\b")
 _NOT_A_NAME: Final = frozenset({"a", "an", "the", "my", "this", "that", "next", "new", "another", "one", "long"})
 
 
@@ -42,6 +44,10 @@ def read_values(skill: str, text: str) -> SkillCall | None:
             call = alarm_call("alarm_set", said, said, waking=bool(_WAKING.search(said)))
             return dataclasses.replace(call, read_as=said) if call is not None else None
         case "set_time":
+            # NOTE: only words that name the clock and ask nothing: "less three" (list the reminders), "set a long
+            # 6 am" (an alarm) and "and what six time seven" (a sum), misheard, were asked about setting the clock.
+            if _NAMES_THE_CLOCK.search(said) is None or _ASKS.match(said) is not None:
+                return None
             at = parse_clock_time(said)
             if at is None:
                 return None

@@ -84,6 +84,13 @@ def test_a_clock_read_by_meaning_is_asked_about_with_the_time_heard(router: Mean
     assert skills.run(call).text == 'Did you mean "set the clock to 8:10"? Say yes, and I will.'
 
 
+@pytest.mark.parametrize("heard", ["Less three", "Set a long 6 AM.", "And what six time seven?", "0."])
+def test_words_that_do_not_name_the_clock_are_never_asked_about_setting_it(router: MeaningRouter, heard: str) -> None:
+    # NOTE: misheard "list the reminders", "set alarm 6 am", "what's six times seven", "convert 30 celsius…"
+    call = _skills(router).route(heard)
+    assert call is None or call.skill != "set_time", call
+
+
 def test_a_command_carrying_a_value_read_by_meaning_but_not_alike_enough_is_asked_about(
     router: MeaningRouter,
 ) -> None:
