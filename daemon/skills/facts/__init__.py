@@ -19,6 +19,7 @@ SKILLS: Final = frozenset({"country", "element", "planet", "holiday", "leap_year
 INTENTS: Final = frozenset(
     {
         "TalkboxCountry",
+        "TalkboxCountryRank",
         "TalkboxElement",
         "TalkboxElementSymbol",
         "TalkboxElementNumber",
@@ -45,6 +46,10 @@ def read(intent: str, v: Mapping[str, object]) -> Read | None:
             said = _text(v, "country")
             code = countries.find(said)
             return ("country", {"fact": fact, "code": code, "country": said}) if code else None
+        case "TalkboxCountryRank":
+            rank = str(v.get("rank", ""))
+            code = countries.ranked(rank)
+            return "country", {"fact": rank, "code": code, "country": countries.spoken_name(code)}
         case "TalkboxElement":
             said = _text(v, "element")
             element = elements.by_name(said)

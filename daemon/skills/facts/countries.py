@@ -88,6 +88,44 @@ def find(said: str) -> str | None:
     return _names().get(key(said))
 
 
+RANKED_BY: Final = {"most_people": ("population", max), "largest": ("area", max), "smallest": ("area", min)}
+"""What each ranking of the world's countries compares, and which end of it is asked for."""
+MOST_PEOPLE_SINCE: Final = ("IN", 2023)
+"""India has had more people than China since 2023 by the UN's estimate (World Population Prospects 2024: 1.438 and
+1.422 billion at mid-2023); countryinfo's counts, from around 2014, still put China first."""
+
+
+def ranked(rank: str) -> str:
+    """The ISO code of the country at the end of `rank` ("most_people", "largest", "smallest") in the data."""
+    field, end = RANKED_BY[rank]
+    counted = {code: r[field] for code, r in _countries().items() if isinstance(r.get(field), int | float)}
+    return end(counted, key=lambda code: counted[code])
+
+
+def spoken_name(code: str) -> str:
+    """A country's name fit to be said: "Vatican City State", not "Holy See (Vatican City State)"."""
+    name = str(_countries()[code].get("name", code))
+    inside = re.search(r"\(([^)]+)\)", name)
+    return inside[1] if inside else name
+
+
+def _ranked_answer(rank: str, code: str, name: str) -> str:
+    record = _countries()[code]
+    if rank == "most_people":
+        now, since = MOST_PEOPLE_SINCE
+        people = say_about(record["population"])
+        counted = f"In the latest count I have, from around {POPULATION_YEAR}, {name} had {people}"
+        if now == code:
+            return f"{name} has the most people. {counted}."
+        later, other = spoken_name(now), _countries()[now]["population"]
+        return (
+            f"{later} has the most people, by the United Nations' estimate since {since}. "
+            f"{counted} and {later} {say_about(other)}."
+        )
+    extreme = "largest" if rank == "largest" else "smallest"
+    return f"{name} is the {extreme} country in the world, covering {say_about(record['area'])} square kilometres."
+
+
 def _language(code: str) -> str:
     import pycountry
 
@@ -121,6 +159,8 @@ def named(said: str) -> str:
 
 def answer(code: str, fact: str, said: str) -> str:
     """What the box says to `fact` about the country with ISO code `code`, named as the user named it."""
+    if fact in RANKED_BY:
+        return _ranked_answer(fact, code, said)
     record = _countries()[code]
     name = named(said)
     match fact:
