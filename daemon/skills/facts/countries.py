@@ -91,8 +91,8 @@ def find(said: str) -> str | None:
 RANKED_BY: Final = {"most_people": ("population", max), "largest": ("area", max), "smallest": ("area", min)}
 """What each ranking of the world's countries compares, and which end of it is asked for."""
 MOST_PEOPLE_SINCE: Final = ("IN", 2023)
-"""India has had more people than China since 2023 by the UN's estimate (World Population Prospects 2024: 1.438 and
-1.422 billion at mid-2023); countryinfo's counts, from around 2014, still put China first."""
+"""India has had more people than China since 2023 by the UN's estimate (UN DESA, World Population Prospects 2022,
+confirmed in 2024); countryinfo's counts, from around 2014, still put China first."""
 
 
 def ranked(rank: str) -> str:
