@@ -58,6 +58,17 @@ LOOPED_PHRASE_WORDS: Final = 12
 # Wake me up at 6 in the morning Wake me up at 6 in"), 28 of its 575 word errors; no question repeats 7-12 words.
 
 
+def _words(text: str) -> str:
+    """Lower-case words, one space apart and one at each end."""
+    return " " + " ".join(re.findall(r"[a-z']+", text.lower())) + " "
+
+
+def _echoes_prompt(text: str) -> bool:
+    """Whether `text` is a run of the prompt's own words."""
+    said = _words(text)
+    return said.strip() != "" and said in _words(PROMPT)
+
+
 class WhisperRecogniser:
     """A CTranslate2 Whisper model directory (config.json, model.bin, tokenizer.json), given itself or by its model.bin.
 
@@ -138,7 +149,8 @@ class WhisperRecogniser:
                 )[0]
                 ids = [t for t in result.sequences_ids[0] if t < self._end]
                 # NOTE: on silence or noise Whisper invents a sentence ("I don't know."); it knows, though.
-                text = "" if self._heard_nothing(view, result, prompted=final) else self._tokens.decode(ids).strip()
+                text = self._tokens.decode(ids).strip()
+                text = "" if self._heard_nothing(view, result, prompted=final, text=text) else text
         except (RuntimeError, ValueError) as err:
             raise EngineError("stt-whisper-failed", f"Whisper failed: {err}") from err
         text = _without_restart(text)
@@ -158,7 +170,7 @@ class WhisperRecogniser:
         self._encoded = (key, encoded)
         return encoded
 
-    def _heard_nothing(self, encoded: Any, result: Any, prompted: bool) -> bool:
+    def _heard_nothing(self, encoded: Any, result: Any, prompted: bool, text: str) -> bool:
         """Whether a transcript is Whisper's invention on silence or noise (`encoded`: the encoder's output)."""
         if not self._model.is_multilingual:
             return bool(result.no_speech_prob > NO_SPEECH and result.scores[0] < UNLIKELY_LOGPROB)
@@ -168,7 +180,11 @@ class WhisperRecogniser:
             again = self._model.generate(encoded, [start], max_length=len(start) + 1, return_no_speech_prob=True)
             no_speech = again[0].no_speech_prob
         threshold, unlikely = SILENCE_UNPROMPTED
-        return bool(no_speech > threshold and result.scores[0] < unlikely)
+        # NOTE: music at -20 dBFS came out as the prompt itself ("Set a timer, an alarm, the volume."), confidently
+        # (-0.63 per token) but unlikely speech unprompted (0.54) on an AMD EPYC host: words the prompt says, heard
+        # where nothing may have been said, are the prompt, not the user (who says "what time is it" with speech
+        # that Whisper finds near-certain, no-speech ~0.01).
+        return bool(no_speech > threshold and (result.scores[0] < unlikely or _echoes_prompt(text)))
 
     def stream(self) -> SpeechStream:
         """An utterance heard as it is spoken: decoded again every PARTIAL_EVERY_S, and whole at its end."""
