@@ -32,6 +32,19 @@ READ_AHEAD_P_END: Final = 0.3
 that go on would hold the next judgement up with a passage nobody needs)."""
 
 
+def shared_prefix(cached: list[int], tokens: list[int]) -> int:
+    """How many leading tokens `cached` and `tokens` have in common."""
+    differ = (i for i, (a, b) in enumerate(zip(cached, tokens, strict=False)) if a != b)
+    return next(differ, min(len(cached), len(tokens)))
+
+
+def logits_of(llm: Any, i: int = -1) -> np.ndarray:
+    """The logits llama.cpp kept for output `i` of the last batch (-1: its last token), without a copy."""
+    import llama_cpp
+
+    return np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, i), shape=(llm.n_vocab(),))
+
+
 @functools.cache
 def _grammar(text: str) -> Any:
     """A compiled GBNF grammar (compiled once per text)."""
@@ -194,9 +207,8 @@ class LlamaModel:
             if (judged := self._judged)[0] == words:  # the listener's prefill and the judge's, at once
                 return judged[1]
             cached = self._llm.input_ids[: self._llm.n_tokens].tolist()
-            common = next((i for i, (a, b) in enumerate(zip(cached, words, strict=False)) if a != b), None)
-            common = min(len(cached), end) if common is None else common
-            common = min(common, end - 1)  # the last token is evaluated again: its logits give the probability
+            # NOTE: the last token is evaluated again: its logits give the probability
+            common = min(shared_prefix(cached, words), end - 1)
             try:
                 self._llm.n_tokens = common  # eval() drops the cache after n_tokens: what the recogniser revised
                 self._eval(words[common:])
@@ -262,8 +274,7 @@ class LlamaModel:
     def _evaluate_prompt(self, tokens: list[int], give_way: Callable[[], bool] | None = None) -> None:
         """Evaluate `tokens`, reusing the common cached prefix; in pieces, stopping when `give_way` says so."""
         cached = self._llm.input_ids[: self._llm.n_tokens].tolist()
-        common = next((i for i, (a, b) in enumerate(zip(cached, tokens, strict=False)) if a != b), None)
-        common = min(len(cached), len(tokens)) if common is None else common
+        common = shared_prefix(cached, tokens)
         self._llm.n_tokens = common
         for start in range(common, len(tokens), READ_AHEAD_PIECE_TOKENS):
             if give_way is not None and give_way():
@@ -285,10 +296,7 @@ class LlamaModel:
             yield token
 
     def _logits(self) -> np.ndarray:
-        import llama_cpp
-
-        pointer = llama_cpp.llama_get_logits_ith(self._llm._ctx.ctx, -1)
-        return np.ctypeslib.as_array(pointer, shape=(self._llm.n_vocab(),)).astype(np.float64)
+        return logits_of(self._llm).astype(np.float64)
 
     def constrained(self, instruction: str, grammar: str, max_tokens: int) -> str:
         """The greedy reply to `instruction` after the system prompt, held to `grammar`; not remembered."""
@@ -350,9 +358,7 @@ class LlamaModel:
         if stats.dropped_turns:
             _LOGGER.info("forgot %d old exchange(s) to fit the context", stats.dropped_turns)
         cached = self._llm.input_ids[: self._llm.n_tokens].tolist()
-        common = next(
-            (i for i, (a, b) in enumerate(zip(cached, tokens, strict=False)) if a != b), min(len(cached), len(tokens))
-        )
+        common = shared_prefix(cached, tokens)
         stats.evaluated_tokens = len(tokens) - min(common, len(tokens) - 1)
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         answer: list[str] = []

@@ -63,10 +63,13 @@ def _words(text: str) -> str:
     return " " + " ".join(re.findall(r"[a-z']+", text.lower())) + " "
 
 
+_PROMPT_WORDS: Final = _words(PROMPT)
+
+
 def _echoes_prompt(text: str) -> bool:
     """Whether `text` is a run of the prompt's own words."""
     said = _words(text)
-    return said.strip() != "" and said in _words(PROMPT)
+    return said.strip() != "" and said in _PROMPT_WORDS
 
 
 class WhisperRecogniser:

@@ -19,6 +19,7 @@ import numpy as np
 
 from daemon.config import LlmConfig
 from daemon.engines.chat import ChatPrompt
+from daemon.engines.llm import logits_of, shared_prefix
 from daemon.lab.evaluation.answers import QUESTIONS, split
 
 MODEL_KINDS: Final = ("howwhy", "science", "definition", "person", "suggest")
@@ -54,21 +55,13 @@ def _load(path: Path, threads: int) -> Any:
     )  # fmt: skip
 
 
-def _logits(llm: Any, i: int = -1) -> np.ndarray:
-    import llama_cpp
-
-    return np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, i), shape=(llm.n_vocab(),))
-
-
 def _sync(llm: Any, tokens: list[int]) -> None:
     """Evaluate `tokens` after their longest cached prefix; the last one again at least, for its logits."""
-    cached = llm.input_ids[: llm.n_tokens].tolist()
-    common = next((i for i, (a, b) in enumerate(zip(cached, tokens, strict=False)) if a != b), len(cached))
-    llm.n_tokens = min(common, len(tokens) - 1)
+    llm.n_tokens = min(shared_prefix(llm.input_ids[: llm.n_tokens].tolist(), tokens), len(tokens) - 1)
     llm.eval(tokens[llm.n_tokens :])
 
 
-def _batch_all_logits(llm: Any, tokens: list[int]) -> None:
+def _batch_alllogits_of(llm: Any, tokens: list[int]) -> None:
     """Evaluate `tokens` with the logits of every one kept (llama-cpp-python's draft path keeps n_ctx x vocab)."""
     n_past = llm.n_tokens
     llm._ctx.kv_cache_seq_rm(-1, n_past, -1)
@@ -83,7 +76,7 @@ def plain(brain: Any, prompt: list[int], most: int, is_eog: Callable[[int], bool
     _sync(brain, prompt)
     run, start = Run([], []), time.perf_counter()
     while len(run.tokens) < most:
-        token = int(np.argmax(_logits(brain)))
+        token = int(np.argmax(logits_of(brain)))
         run.tokens.append(token)
         run.at.append(time.perf_counter() - start)
         if is_eog(token):
@@ -97,22 +90,22 @@ def drafted(brain: Any, draft: Any, prompt: list[int], most: int, k: int, is_eog
     _sync(brain, prompt)
     _sync(draft, prompt)
     run, start = Run([], []), time.perf_counter()
-    last = int(np.argmax(_logits(brain)))
+    last = int(np.argmax(logits_of(brain)))
     run.tokens.append(last)
     run.at.append(time.perf_counter() - start)
     while len(run.tokens) < most and not is_eog(last):
         _sync(draft, [*brain.input_ids[: brain.n_tokens].tolist(), last])
         guesses: list[int] = []
         while len(guesses) < k:
-            guesses.append(int(np.argmax(_logits(draft))))
+            guesses.append(int(np.argmax(logits_of(draft))))
             if is_eog(guesses[-1]) or len(guesses) == k:
                 break
             draft.eval(guesses[-1:])
         batch, n_past = [last, *guesses], brain.n_tokens
-        _batch_all_logits(brain, batch)
+        _batch_alllogits_of(brain, batch)
         run.drafted += len(guesses)
         for i in range(len(batch)):
-            token = int(np.argmax(_logits(brain, i - len(batch))))
+            token = int(np.argmax(logits_of(brain, i - len(batch))))
             run.tokens.append(token)
             run.at.append(time.perf_counter() - start)
             if i < len(guesses) and token == guesses[i] and not is_eog(token) and len(run.tokens) < most:
