@@ -117,7 +117,10 @@ class OledDisplay:
     def _record(self, image: Image.Image) -> None:
         now = time.monotonic()
         index = len(self._frames)
-        image.save(self._frames_dir / f"frame-{index:05d}.png")  # type: ignore[operator]
+        final = self._frames_dir / f"frame-{index:05d}.png"  # type: ignore[operator]
+        partial = final.with_suffix(".part")
+        image.save(partial, format="PNG")
+        partial.replace(final)  # a kill mid-write leaves a .part, never a half frame under the frame's name
         if self._frames:
             self._frames[-1] = (self._frames[-1][0], now - self._last_frame_at)
         if index < _MAX_GIF_FRAMES:

@@ -281,3 +281,14 @@ def test_a_reminder_counts_down_by_its_note_and_a_long_one_never_hides_its_clock
     assert screen.text == "check the oven 19:42"
     assert screen.detail == "call the plu 1:59:30"  # the note cut, the clock whole
     assert all(len(line) * CHAR_W <= 128 - 4 for line in (screen.text, screen.detail))  # one line each, clock shown
+
+
+def test_recorded_frames_are_whole_pngs_in_order_and_a_gif_on_close(tmp_path: Path) -> None:
+    shown = [Image.new("1", (128, 64), color) for color in (0, 1, 0)]
+    with OledDisplay.open("dummy", frames_dir=tmp_path) as oled:
+        for image in shown:
+            oled.show(image)
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["frame-00000.png", "frame-00001.png", "frame-00002.png", "frames.gif"]
+    for image, name in zip(shown, names, strict=False):
+        assert Image.open(tmp_path / name).convert("1").tobytes() == image.tobytes()
