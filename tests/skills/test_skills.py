@@ -96,6 +96,20 @@ def test_a_command_asked_politely_is_the_command(said: str) -> None:
     assert match("what is the capital of peru okay") == match("what is the capital of peru")
 
 
+@pytest.mark.parametrize("said", ["hey box what time is it", "box, what time is it", "so what time is it then"])
+def test_the_box_named_or_a_request_joined_on_is_the_request(said: str) -> None:
+    assert match(said) == match("what time is it")
+
+
+@pytest.mark.parametrize(
+    ("said", "action"),
+    [("you're too quiet", "up"), ("it's too soft", "up"), ("too loud", "down"), ("that's way too loud", "down")],
+)
+def test_too_quiet_turns_it_up_and_too_loud_down(said: str, action: str) -> None:
+    call = match(said)
+    assert call is not None and (call.skill, call.args.get("action")) == ("volume", action)
+
+
 def test_an_unset_clock_never_states_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
     # NOTE: the kernel's NTP state is the hardware edge here: this machine may or may not be synchronised.
     monkeypatch.setattr(clock_module, "ntp_synchronised", lambda: False)
