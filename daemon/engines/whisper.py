@@ -50,8 +50,11 @@ FINAL_BEAM: Final = 5
 # after the end of speech (0.033 -> 0.053 s p50); each alone did less; squeezing pauses out of the audio hurt.
 # NOTE: faster-whisper pads every utterance to the 30 s window the model was trained on: 440-480 ms per question
 # here. CTranslate2 takes any window up to 3000 frames; the question rounded up to whole seconds plus one, padded
-# with zero features, decoded in 49-68 ms, at the same word error rate (6.9 % vs 9.0 % on 60 questions, 3 voices).
+# with zero features (silence now, below), decoded in 49-68 ms, at the same word error rate (6.9 % vs 9.0 % on 60
+# questions, 3 voices).
 # Without the extra second or with the audio padded instead of the features, the decoder looped ("X? X? X?").
+SILENCE_BELOW_LOUDEST: Final = 2.0
+"""How far below the loudest value of Whisper's scaled log-mel silence lies (its clamp, 8 / its scale, 4)."""
 LOOPED_PHRASE_WORDS: Final = 12
 """The longest phrase said again and again in a row that is taken for a decoding loop and kept once."""
 # NOTE: Whisper base looped a whole unpunctuated question on 2 of 672 tune clips ("Wake me up at 6 in the morning
@@ -140,24 +143,32 @@ class WhisperRecogniser:
         try:
             with self._lock, CORES.working():
                 view = self._encode(pcm, audio)
-                prompt = self._prompts[final]
-                result = self._model.generate(
-                    view,
-                    [prompt],
-                    beam_size=FINAL_BEAM if final else 1,
-                    max_length=len(prompt) + int(TOKENS_PER_S * seconds) + 8,
-                    suppress_blank=True,
-                    return_scores=True,
-                    return_no_speech_prob=True,
-                )[0]
-                ids = [t for t in result.sequences_ids[0] if t < self._end]
-                # NOTE: on silence or noise Whisper invents a sentence ("I don't know."); it knows, though.
-                text = self._tokens.decode(ids).strip()
-                text = "" if self._heard_nothing(view, result, prompted=final, text=text) else text
+                text = _without_restart(self._decode(view, seconds, prompted=final))
+                if final and _echoes_prompt(text):
+                    # NOTE: a quick voice Whisper hears weakly came back as the prompt itself ("What does
+                    # photosynthesis mean?" as "What time is it?", espeak-ng at 180 words a minute); heard again
+                    # without it, the question is the user's own words (and "what time is it" is still that).
+                    text = _without_restart(self._decode(view, seconds, prompted=False, beam=FINAL_BEAM))
         except (RuntimeError, ValueError) as err:
             raise EngineError("stt-whisper-failed", f"Whisper failed: {err}") from err
-        text = _without_restart(text)
         return Transcript(text, _spread(text, seconds))
+
+    def _decode(self, view: Any, seconds: float, prompted: bool, beam: int = 0) -> str:
+        """The words decoded from the encoder's output, with the prompt before them or not; "" for none."""
+        prompt = self._prompts[prompted]
+        result = self._model.generate(
+            view,
+            [prompt],
+            beam_size=beam or (FINAL_BEAM if prompted else 1),
+            max_length=len(prompt) + int(TOKENS_PER_S * seconds) + 8,
+            suppress_blank=True,
+            return_scores=True,
+            return_no_speech_prob=True,
+        )[0]
+        ids = [t for t in result.sequences_ids[0] if t < self._end]
+        # NOTE: on silence or noise Whisper invents a sentence ("I don't know."); it knows, though.
+        text = self._tokens.decode(ids).strip()
+        return "" if self._heard_nothing(view, result, prompted=prompted, text=text) else text
 
     def _encode(self, pcm: bytes, audio: np.ndarray) -> Any:
         """The encoder's output for `audio`, its window cut to fit it; the last one again for the same audio."""
@@ -167,7 +178,11 @@ class WhisperRecogniser:
             return self._encoded[1]
         features = self._features(audio)
         frames = min(MAX_FRAMES, (math.ceil(features.shape[1] / FRAMES_PER_S) + 1) * FRAMES_PER_S)
-        window = np.zeros((features.shape[0], frames), np.float32)
+        # NOTE: a zero in Whisper's scaled log-mel is a steady sound, not silence: filled with zeros, the end of a
+        # quick question was lost ("How do you spell colleague?" heard "How do you spell"). Silence is the loudest
+        # value less 2 (the extractor clamps 8 below the loudest, then scales by 4): what the model met in training,
+        # where every utterance was padded with silent audio to 30 s.
+        window = np.full((features.shape[0], frames), features.max() - SILENCE_BELOW_LOUDEST, np.float32)
         window[:, : min(frames, features.shape[1])] = features[:, :frames]
         encoded = self._model.encode(self._ctranslate2.StorageView.from_array(np.ascontiguousarray(window[None])))
         self._encoded = (key, encoded)
