@@ -19,8 +19,8 @@ class SecondPass:
 
     @property
     def punctuates(self) -> bool:
-        """False: pauses are judged on the streaming recogniser's words, which have no punctuation."""
-        return False
+        """Whether the streaming recogniser punctuates: pauses are judged on its words (Vosk's have no punctuation)."""
+        return self._streaming.punctuates
 
     def stream(self) -> SpeechStream:
         """Start a new utterance."""

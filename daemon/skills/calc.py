@@ -107,6 +107,8 @@ def work_out(expression: str) -> float | Unanswerable | None:
 def _work_out(expression: str) -> float | None:
     said = expression.lower().replace("what's", " ").replace("%", " percent")
     said = re.sub(r"\b(equal|equals|makes?|come to|is|the)\s*$", "", said.strip(" ?.!=")).strip()
+    # NOTE: Whisper writes "a thousand minus one" as "1,000-1": a hyphen between two numbers is a minus.
+    said = re.sub(r"(?<=\d)-(?=\d)", " - ", said)
     said = _as_operators(re.sub(r"^(the\s+)?", "", said))
     if m := re.fullmatch(r"square root of (.+)", said):
         value = parse_number(m[1])

@@ -98,6 +98,8 @@ def normalise(text: str) -> str:
     # NOTE: a recogniser writes "three pounds" as "£3" (and "5 dollars" as "$5"): a weight or a sum of money.
     text = re.sub(r"£ ?(\d+(?:\.\d+)?)", r"\1 pounds", text)
     text = re.sub(r"\$ ?(\d+(?:\.\d+)?)", r"\1 dollars", text)
+    # NOTE: Whisper writes a quick "for" before a number as "4" ("set an alarm 4 6 tomorrow morning" was set for 4).
+    text = re.sub(r"\b(alarm|timer|reminder|up|me) 4 (?=\d)", r"\1 for ", text)
     text = re.sub(r"[!?;\"]", " ", text)
     text = re.sub(r"(?<!\d)[.,](?!\d)", " ", text)  # keep "7.30" and "2.5", drop sentence punctuation
     return " ".join(text.split())

@@ -77,3 +77,14 @@ def test_whisper_base_hears_nothing_in_silence_and_noise_not_even_its_prompt(whi
         stream = whisper_base.stream()
         feed(stream, audio)
         assert stream.finish().text == ""
+
+
+def test_tiny_en_streaming_with_a_base_pass_judges_pauses_on_punctuated_words(dev_config: Config) -> None:
+    # NOTE: pauses are judged on the streaming recogniser's words: Whisper tiny.en's carry punctuation, which the
+    # judge needs to call a question finished (Vosk's carry none).
+    stt = SttConfig(model="whisper-tiny-en", second_pass="whisper-base")
+    engine = load_stt(dataclasses.replace(dev_config, stt=stt))
+    try:
+        assert engine.engine == "whisper+whisper" and engine.punctuates
+    finally:
+        engine.close()

@@ -110,6 +110,20 @@ def test_too_quiet_turns_it_up_and_too_loud_down(said: str, action: str) -> None
     assert call is not None and (call.skill, call.args.get("action")) == ("volume", action)
 
 
+@pytest.mark.parametrize(
+    ("heard", "meant"),
+    [
+        ("What is 1,000-1?", "what is a thousand minus one"),
+        ("Set an alarm 4 6 tomorrow morning.", "set an alarm for 6 tomorrow morning"),
+        ("set a timer 4 5 minutes", "set a timer for five minutes"),
+        ("Let's start the conversation over.", "forget our conversation"),
+    ],
+)
+def test_what_whisper_writes_for_a_quick_word_is_read_as_said(heard: str, meant: str) -> None:
+    # "1,000-1" is a minus, a "4" before a number after "alarm" or "timer" is "for" (it was set for 4 o'clock).
+    assert match(heard) is not None and match(heard) == match(meant)
+
+
 def test_an_unset_clock_never_states_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
     # NOTE: the kernel's NTP state is the hardware edge here: this machine may or may not be synchronised.
     monkeypatch.setattr(clock_module, "ntp_synchronised", lambda: False)
