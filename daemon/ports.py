@@ -35,6 +35,8 @@ class Transcript:
 
     text: str
     words: tuple[Word, ...] = ()
+    confidence: float | None = None
+    """The recogniser's mean log-probability per token of these words (Whisper's), None where it gives none."""
 
 
 class SpeechStream(Protocol):

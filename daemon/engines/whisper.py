@@ -143,19 +143,19 @@ class WhisperRecogniser:
         try:
             with self._lock, CORES.working():
                 view = self._encode(pcm, audio)
-                text = self._decode(view, seconds, prompted=final, beam=FINAL_BEAM if final else 1)
+                text, score = self._decode(view, seconds, prompted=final, beam=FINAL_BEAM if final else 1)
                 if final and _echoes_prompt(text):
                     # NOTE: a quick voice Whisper hears weakly came back as the prompt itself ("What does
                     # photosynthesis mean?" as "What time is it?", espeak-ng at 180 words a minute); heard again
                     # without it, the question is the user's own words (and "what time is it" is still that).
-                    text = self._decode(view, seconds, prompted=False, beam=FINAL_BEAM)
+                    text, score = self._decode(view, seconds, prompted=False, beam=FINAL_BEAM)
         except (RuntimeError, ValueError) as err:
             raise EngineError("stt-whisper-failed", f"Whisper failed: {err}") from err
-        return Transcript(text, _spread(text, seconds))
+        return Transcript(text, _spread(text, seconds), score if text else None)
 
-    def _decode(self, view: Any, seconds: float, prompted: bool, beam: int) -> str:
-        """The words decoded from the encoder's output, with the prompt before them or not, a restart cut; "" for
-        none."""
+    def _decode(self, view: Any, seconds: float, prompted: bool, beam: int) -> tuple[str, float]:
+        """The words decoded from the encoder's output, with the prompt before them or not, a restart cut ("" for
+        none), and their mean log-probability per token."""
         prompt = self._prompts[prompted]
         result = self._model.generate(
             view,
@@ -169,7 +169,10 @@ class WhisperRecogniser:
         ids = [t for t in result.sequences_ids[0] if t < self._end]
         # NOTE: on silence or noise Whisper invents a sentence ("I don't know."); it knows, though.
         text = self._tokens.decode(ids).strip()
-        return "" if self._heard_nothing(view, result, prompted=prompted, text=text) else _without_restart(text)
+        score = float(result.scores[0])
+        if self._heard_nothing(view, result, prompted=prompted, text=text):
+            return "", score
+        return _without_restart(text), score
 
     def _encode(self, pcm: bytes, audio: np.ndarray) -> Any:
         """The encoder's output for `audio`, its window cut to fit it; the last one again for the same audio."""
