@@ -248,6 +248,8 @@ class ScriptedRecogniser:
         self._punctuates = punctuates
         self.streams = 0
         """Utterances begun."""
+        self.confidence: float | None = None
+        """The confidence every final transcript is heard with (None: it gives none, as PocketSphinx)."""
 
     @property
     def engine(self) -> str:
@@ -309,7 +311,7 @@ class ScriptedStream:
 
     def finish(self) -> Transcript:
         """The scripted transcript if any voice was heard, else nothing."""
-        return Transcript(self._text or "")
+        return Transcript(self._text or "", confidence=self._recogniser.confidence)
 
 
 class EnergyVad:

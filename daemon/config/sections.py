@@ -210,6 +210,12 @@ class ListenConfig:
     """Voice must last this long to count as speech (ignores clicks), seconds."""
     chime: bool = True
     """Play a short tone when the box starts listening and when it gives up."""
+    ask_again_below: Annotated[float, Field(ge=-10.0, le=0.0)] = -0.55
+    """A spoken question no skill takes, heard with less confidence than this (Whisper's mean log-probability per
+    token), is asked again ("Sorry, I didn't catch that...") instead of answered: the model would answer misheard
+    words. -10 never asks. Recognisers that give no confidence (Vosk, PocketSphinx) are never asked again."""
+    # NOTE: chosen on the tune half of `talkbox eval answers` spoken (the most points, a confident wrong answer -1,
+    # asked again 0): 185 -> 199 points; about one question in thirteen that the model answers is asked again.
 
     def __post_init__(self) -> None:
         """The three pauses are in order: min_silence_s <= trailing_silence_s <= max_silence_s."""

@@ -22,7 +22,7 @@ from daemon.events import Event, EventBus, SkillCalled, Trigger
 from daemon.lab import shipped_assembly
 from daemon.lab.evaluation import answers
 from daemon.lab.evaluation.answers import Answered, Question
-from daemon.lab.evaluation.skills import hear
+from daemon.lab.evaluation.skills import heard_whole
 from daemon.lab.evaluation.voices import Voice
 from daemon.ports import Engines, SpeechToText
 
@@ -32,8 +32,9 @@ SAY_EVERY: Final = 40
 """Answers between two progress lines."""
 SPOKEN_PATH: Final = "said by the voices, heard by the box's recogniser, then asked typed (no whole spoken turn)"
 
-Asked = tuple[Question, str, str]
-"""A question, how it was asked ("typed" or the voice), and what the box was asked."""
+Asked = tuple[Question, str, str, float | None]
+"""A question, how it was asked ("typed" or the voice), what the box was asked, and the recogniser's confidence in
+it (None typed)."""
 
 
 def greedy(config: Config, model: str = "") -> Config:
@@ -55,7 +56,8 @@ def heard(
     said = []
     for i, question in enumerate(questions):
         voice = voices[i % len(voices)]
-        said.append((question, voice.name, hear(stt, voice.render(question.text).tobytes())))
+        transcript = heard_whole(stt, voice.render(question.text).tobytes())
+        said.append((question, voice.name, transcript.text, transcript.confidence))
         if (i + 1) % SAY_EVERY == 0:
             say(f"heard {i + 1}/{len(questions)} spoken questions")
     return said
@@ -75,13 +77,16 @@ async def _ask_all(
     bus.subscribe(skill_called)
     rows = []
     async with assembled(config, engines, SilentSink(), bus, reminders=False) as box:
-        for i, (question, mode, text) in enumerate(asked):
+        for i, (question, mode, text, confidence) in enumerate(asked):
             engines.memory.forget()
             skills.clear()
             started = time.perf_counter()
             answer = ""
             if text.strip():  # nothing heard: the box would not answer
-                result = await asyncio.wrap_future(box.keeper.ask(text, Trigger.COMMAND, speak=False))
+                # NOTE: asked with the confidence it was heard with, so that words heard too unsurely are asked
+                # again, as in a spoken turn.
+                ask = box.keeper.ask(text, Trigger.COMMAND, speak=False, confidence=confidence)
+                result = await asyncio.wrap_future(ask)
                 answer = result.answer
             skill = skills[0] if skills else MODEL
             rows.append(Answered(question, mode, text, answer.strip(), skill, time.perf_counter() - started))
@@ -101,7 +106,7 @@ def run_answers(
 ) -> dict[str, Any]:
     """Every question typed, and `spoken` said by `voices` and heard by `engines.stt`; judged and reported."""
     started = time.monotonic()
-    asked: list[Asked] = [(q, "typed", q.text) for q in questions]
+    asked: list[Asked] = [(q, "typed", q.text, None) for q in questions]
     if spoken:
         asked += heard(spoken, voices, engines.stt, say)
     rows = asyncio.run(_ask_all(config, engines, asked, say))

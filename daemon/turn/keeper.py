@@ -101,7 +101,7 @@ class TurnKeeper:
         )
         self._parts = TurnParts(
             engines, sink, self.emit, clock, self.listener, early, self._workers, self._voices,
-            skills=skills, choose_skill=choose_skill, chime=config.chime,
+            skills=skills, choose_skill=choose_skill, chime=config.chime, ask_again_below=config.ask_again_below,
         )  # fmt: skip
         self.state = State.IDLE
         self.turn = 0
@@ -282,13 +282,15 @@ class TurnKeeper:
         speak: bool = False,
         on_piece: Callable[[str], None] | None = None,
         abandoned: threading.Event | None = None,
+        confidence: float | None = None,
     ) -> concurrent.futures.Future[TurnResult]:
         """Queue a typed question (any thread); its answer streams to `on_piece` on the answering thread.
 
         The future ends with the turn's result, or with a TalkboxError when the question cannot be taken
         (`turn-busy`: too many waiting; `turn-box-stopping`). Setting `abandoned` (the asker left) stops it.
+        `confidence`: the question was heard by a recogniser with this confidence (as a spoken one is judged).
         """
-        typed = Typed(question, trigger, speak, on_piece, abandoned or threading.Event())
+        typed = Typed(question, trigger, speak, on_piece, abandoned or threading.Event(), confidence=confidence)
         if self._loop is None:
             typed.future.set_exception(TalkboxError("turn-not-running", "the box is not running yet"))
             return typed.future
@@ -312,7 +314,7 @@ class TurnKeeper:
         elif (typed := self._waiting.next()) is not None:
             turn = self._begin(
                 typed.trigger, question=typed.text, speak=typed.speak, on_piece=typed.on_piece,
-                abandoned=typed.abandoned, future=typed.future,
+                abandoned=typed.abandoned, future=typed.future, confidence=typed.confidence,
             )  # fmt: skip
             self.state = State.RESPONDING
             self.emit(
@@ -392,6 +394,7 @@ class TurnKeeper:
         abandoned: threading.Event | None = None,
         ring: Ring | None = None,
         future: concurrent.futures.Future[TurnResult] | None = None,
+        confidence: float | None = None,
     ) -> Turn:
         """A new turn, numbered and current."""
         self.turn += 1
@@ -404,7 +407,7 @@ class TurnKeeper:
 
         turn = self._current = Turn(
             self._parts, self.turn, trigger, ended,
-            question=question, speak=speak, on_piece=on_piece, abandoned=abandoned, ring=ring,
+            question=question, speak=speak, on_piece=on_piece, abandoned=abandoned, ring=ring, confidence=confidence,
         )  # fmt: skip
         return turn
 

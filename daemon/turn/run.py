@@ -41,7 +41,10 @@ from daemon.turn.ringing import Ring
 
 _LOGGER = logging.getLogger(__name__)
 
-UNREMEMBERED: Final = frozenset({"forget", "repeat", "stop"})
+ASK_AGAIN: Final = "ask_again"
+"""The turn's own reply to words heard too unsurely to answer."""
+ASK_AGAIN_REPLY: Final = "Sorry, I didn't catch that. Could you say it again?"
+UNREMEMBERED: Final = frozenset({"forget", "repeat", "stop", ASK_AGAIN})
 """Skills whose replies are not part of the conversation (it was just forgotten, or is said again, or nothing)."""
 
 
@@ -88,6 +91,8 @@ class TurnParts:
     choose_skill: Callable[[str], SkillCall | None] | None = None
     """The language model's tool call, when no template matched."""
     chime: bool = True
+    ask_again_below: float = -10.0
+    """A spoken question no skill takes, heard with less confidence than this, is asked again, not answered."""
     last_answer: str = ""
     """What the box said last (for "repeat that")."""
 
@@ -101,6 +106,8 @@ class Question:
     """When the box had the question (clock seconds): the end of speech, or when it was typed."""
     last_word: float = 0.0
     """When the user's last word ended (clock seconds; 0 for a typed question)."""
+    confidence: float | None = None
+    """The recogniser's confidence in the words (None: typed, or a recogniser that gives none)."""
 
 
 class Turn:
@@ -118,8 +125,10 @@ class Turn:
         on_piece: Callable[[str], None] | None = None,
         abandoned: threading.Event | None = None,
         ring: Ring | None = None,
+        confidence: float | None = None,
     ) -> None:
         self._p, self.number, self.trigger, self._on_end = parts, number, trigger, on_end
+        self._confidence = confidence
         self.entry = entry_stage(trigger)
         self.stage = self.entry
         self._question, self._aloud, self._on_piece, self._abandoned = question, speak, on_piece, abandoned
@@ -183,7 +192,7 @@ class Turn:
         p = self._p
         outcome, text, error = Outcome.FAILED, "", None
         try:
-            question: Question | None = Question(self._question, p.clock())
+            question: Question | None = Question(self._question, p.clock(), confidence=self._confidence)
             if self.entry is Stage.LISTEN:
                 question = await self._listen()
                 if question is None:
@@ -199,7 +208,7 @@ class Turn:
             result, call = await self._speak(running, question)
             text = result.text
             outcome = Outcome.INTERRUPTED if result.interrupted else Outcome.ANSWERED
-            if result.text and (call is None or call.skill != "repeat") and self._ring is None:
+            if result.text and (call is None or call.skill not in ("repeat", ASK_AGAIN)) and self._ring is None:
                 p.last_answer = result.text
             if call is not None and call.skill not in UNREMEMBERED:
                 # NOTE: a skill's reply is part of the conversation, so the model can follow up on it
@@ -236,18 +245,19 @@ class Turn:
                 rate = p.engines.tts.sample_rate_hz
                 p.sink.play(earcons.gave_up(rate), rate)
             return None
-        return Question(text, u.ended_at, u.last_voice_at)
+        return Question(text, u.ended_at, u.last_voice_at, transcript.confidence)
 
     async def _think(self, question: Question) -> Running:
         """The answer under way: begun early on these very words, a skill's reply, or the model's answer."""
         p = self._p
         p.emit(ThinkingStarted(turn=self.number, question=question.text))
-        if self.entry is Stage.LISTEN and (early := await p.early.take(self.number, question.text)) is not None:
+        unsure = self._misheard(question)
+        if self.entry is Stage.LISTEN and not unsure and (early := await p.early.take(self.number, question.text)):
             self._running = early
             if early.call is not None:
                 self._called(early.call, "template", early.reply or "")
             return early
-        call, reply = await self._skill(question.text)
+        call, reply = await (self._ask_again() if unsure else self._skill(question.text))
         answer = Answer(
             p.engines.llm,
             p.engines.memory,
@@ -290,6 +300,21 @@ class Turn:
             p = self._p
             p.emit(SpeakingFinished(turn=self.number, spoken=result.spoken, interrupted=result.interrupted))
         return result, running.call
+
+    def _misheard(self, question: Question) -> bool:
+        """Whether the words were heard too unsurely to answer, and no skill takes them (a template is strict
+        enough to trust; the model would answer whatever was misheard)."""
+        p = self._p
+        unsure = question.confidence is not None and question.confidence < p.ask_again_below
+        return unsure and (p.skills is None or p.skills.route(question.text) is None)
+
+    async def _ask_again(self) -> tuple[SkillCall, str]:
+        """Ask the user to say it again; an answer begun early on the same unsure words is dropped unheard."""
+        if (dropped := self._p.early.drop()) is not None:
+            await asyncio.wait([dropped])
+        call = SkillCall(ASK_AGAIN, {})
+        self._called(call, "recogniser", ASK_AGAIN_REPLY)
+        return call, ASK_AGAIN_REPLY
 
     async def _skill(self, question: str) -> tuple[SkillCall | None, str | None]:
         """The skill `question` asks for and its reply, or (None, None) for the language model to answer."""

@@ -27,6 +27,8 @@ class Typed:
     on_piece: Callable[[str], None] | None
     abandoned: threading.Event
     future: concurrent.futures.Future[TurnResult] = field(default_factory=concurrent.futures.Future)
+    confidence: float | None = None
+    """A question heard by a recogniser apart from the box (the evaluations): its confidence in the words."""
 
 
 class TypedQueue:

@@ -19,6 +19,7 @@ from daemon.events import (
     ListeningStarted,
     Notice,
     PartialTranscript,
+    SkillCalled,
     SpeakingFinished,
     SpeakingStarted,
     ThinkingStarted,
@@ -30,6 +31,7 @@ from daemon.events import (
 from daemon.ports import Engines, Exchange
 from daemon.turn import earcons
 from daemon.turn.keeper import State
+from daemon.turn.run import ASK_AGAIN, ASK_AGAIN_REPLY
 from tests.fast.script import (
     ANSWER,
     QUESTION,
@@ -135,6 +137,32 @@ def test_an_answer_begun_at_a_pause_the_user_went_on_from_is_dropped_unheard(
     # Nobody heard the dropped answer: the conversation holds only the question that was answered.
     assert stand_ins.memory.remembered() == (Exchange(QUESTION, ANSWER),)
     assert shape(events) == ["WakeWordDetected", *ANSWERED]
+
+
+def test_words_heard_unsurely_are_asked_again_and_the_answer_begun_on_them_dropped(
+    stand_ins: Engines, recogniser: ScriptedRecogniser, tmp_path: Path
+) -> None:
+    recogniser.will_hear(QUESTION)
+    recogniser.confidence = QUICK.ask_again_below - 0.5
+    mic = ScriptedMic(speed=SPEED)
+    asked(mic)
+    events, _ = run(stand_ins, mic, tmp_path)
+    assert [e.question for e in of(events, AnswerDropped)] == [QUESTION]  # begun at the pause, never heard
+    assert [(e.skill, e.by) for e in of(events, SkillCalled)] == [(ASK_AGAIN, "recogniser")]
+    assert [e.spoken for e in of(events, SpeakingFinished)] == [ASK_AGAIN_REPLY]
+    # The misheard words and the request to say them again are no part of the conversation.
+    assert stand_ins.memory.remembered() == ()
+
+
+def test_words_heard_surely_enough_are_answered(
+    stand_ins: Engines, recogniser: ScriptedRecogniser, tmp_path: Path
+) -> None:
+    recogniser.will_hear(QUESTION)
+    recogniser.confidence = QUICK.ask_again_below + 0.1
+    mic = ScriptedMic(speed=SPEED)
+    asked(mic)
+    events, _ = run(stand_ins, mic, tmp_path)
+    assert [e.spoken for e in of(events, SpeakingFinished)] == [ANSWER] and not of(events, SkillCalled)
 
 
 def test_wake_word_then_nothing_gives_up_without_thinking(

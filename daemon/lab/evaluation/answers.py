@@ -60,7 +60,8 @@ HONEST: Final = re.compile(
     r"confirm|answer|help)\b|"
     r"\b(?:no|don't have|do not have|without|lack)(?: an?| any| the)? (?:access|internet|web|online|network|connection|"
     r"real.?time|live|current|up.to.date|information|data|ability|capability)\b|"
-    r"\boffline\b|\bnot (?:connected|online)\b|\bas an ai\b|\bi'?m (?:just |only )?an? (?:ai|language model)\b"
+    r"\boffline\b|\bnot (?:connected|online)\b|\bas an ai\b|\bi'?m (?:just |only )?an? (?:ai|language model)\b|"
+    r"\bdidn't catch that\b"  # words heard too unsurely, asked again: no answer, and no guess
 )
 HEDGE: Final = re.compile(
     r"\b(?:i think|i believe|i guess|i'd guess|probably|perhaps|maybe|might|possibly|likely|could be|"

@@ -12,7 +12,7 @@ from typing import Any, Final, Literal
 
 from daemon.lab.evaluation.skill_phrases import PHRASES, Arg, Phrase
 from daemon.lab.evaluation.voices import Voice
-from daemon.ports import AUDIO_RATE_HZ, SpeechToText
+from daemon.ports import AUDIO_RATE_HZ, SpeechToText, Transcript
 from daemon.skills.intents import SkillCall
 from hardware.audio import CHUNK_S
 
@@ -80,12 +80,17 @@ def route_all(router: Router, said: Iterable[tuple[Phrase, str, str]]) -> list[R
 
 
 def hear(stt: SpeechToText, audio: bytes) -> str:
-    """The final transcript of one utterance, streamed in the box's chunks."""
+    """The final transcript's words of one utterance, streamed in the box's chunks."""
+    return heard_whole(stt, audio).text
+
+
+def heard_whole(stt: SpeechToText, audio: bytes) -> Transcript:
+    """The final transcript of one utterance, streamed in the box's chunks (with the recogniser's confidence)."""
     step = int(CHUNK_S * AUDIO_RATE_HZ) * 2
     stream = stt.stream()
     for k in range(0, len(audio), step):
         stream.feed(audio[k : k + step])
-    return stream.finish().text
+    return stream.finish()
 
 
 def spoken(

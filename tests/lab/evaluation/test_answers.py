@@ -105,6 +105,13 @@ def test_saying_it_cannot_know_is_honest_and_is_the_right_answer_only_to_the_unk
     assert judge(ITALY, "I don't know.").points(ITALY) == 0
 
 
+def test_asking_again_after_words_heard_unsurely_is_no_guess() -> None:
+    from daemon.turn.run import ASK_AGAIN_REPLY
+
+    assert judge(ITALY, ASK_AGAIN_REPLY).outcome == "honest" and judge(ITALY, ASK_AGAIN_REPLY).points(ITALY) == 0
+    assert not judge(WEATHER, ASK_AGAIN_REPLY).confident
+
+
 def test_a_confident_wrong_answer_weighs_worse_than_an_honest_one_and_a_hedge_is_not_confident() -> None:
     confident = judge(WEATHER, "It's sunny and 22 degrees in London today.")
     assert confident.outcome == "wrong" and confident.confident
