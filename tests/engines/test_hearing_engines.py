@@ -163,3 +163,14 @@ def test_a_question_heard_as_the_prompt_itself_is_heard_again_without_it(whisper
     assert "mean" in words(heard) and "time" not in words(heard), heard  # prompted, it was "What time is it?"
     asked = whisper.transcribe(voice.render("What time is it?").tobytes()).text
     assert words(asked) == {"what", "time", "is", "it"}, asked  # the prompt's own words, said, are still heard
+
+
+def test_words_heard_right_come_with_more_confidence_than_the_box_asks_again_below(whisper: SpeechToText) -> None:
+    assert isinstance(whisper, WhisperRecogniser)
+    voice, below = _espeak("espeak-en-us-160"), ListenConfig().ask_again_below
+    right = whisper.transcribe(voice.render("What is the capital of Italy?").tobytes())
+    assert {"capital", "italy"} <= words(right.text) and right.confidence is not None and right.confidence > below
+    # NOTE: heard "I'll get the airport.": answered, the model would talk about airports.
+    misheard = whisper.transcribe(voice.render("Is it foggy at the airport?").tobytes())
+    assert "foggy" not in words(misheard.text), misheard.text
+    assert misheard.confidence is not None and misheard.confidence < below, misheard
