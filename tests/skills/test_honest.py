@@ -168,6 +168,8 @@ OFFLINE_QUESTIONS = [
     ("what's the temperature outside", "weather"),
     ("do I need an umbrella today", "weather"),
     ("what's the forecast for the weekend", "weather"),
+    ("is it muggy out there", "weather"),
+    ("is it chilly this morning", "weather"),
     ("what's the news", "news"),
     ("read me the headlines", "news"),
     ("what's happening in the world today", "news"),
