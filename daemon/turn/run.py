@@ -44,6 +44,8 @@ _LOGGER = logging.getLogger(__name__)
 ASK_AGAIN: Final = "ask_again"
 """The turn's own reply to words heard too unsurely to answer."""
 ASK_AGAIN_REPLY: Final = "Sorry, I didn't catch that. Could you say it again?"
+ASK_AGAIN_STILL: Final = "Sorry, I still didn't catch that. Could you say it a little closer, or in other words?"
+"""Asked again right after asking again: not the same sentence twice."""
 UNREMEMBERED: Final = frozenset({"forget", "repeat", "stop", ASK_AGAIN})
 """Skills whose replies are not part of the conversation (it was just forgotten, or is said again, or nothing)."""
 
@@ -95,6 +97,8 @@ class TurnParts:
     """A spoken question no skill takes, heard with less confidence than this, is asked again, not answered."""
     last_answer: str = ""
     """What the box said last (for "repeat that")."""
+    asked_again: bool = False
+    """The last question was asked again (heard too unsurely)."""
 
 
 @dataclass(frozen=True)
@@ -252,6 +256,8 @@ class Turn:
         p = self._p
         p.emit(ThinkingStarted(turn=self.number, question=question.text))
         unsure = self._misheard(question)
+        if not unsure:
+            p.asked_again = False
         if self.entry is Stage.LISTEN and not unsure and (early := await p.early.take(self.number, question.text)):
             self._running = early
             if early.call is not None:
@@ -310,11 +316,13 @@ class Turn:
 
     async def _ask_again(self) -> tuple[SkillCall, str]:
         """Ask the user to say it again; an answer begun early on the same unsure words is dropped unheard."""
-        if (dropped := self._p.early.drop()) is not None:
+        p = self._p
+        if (dropped := p.early.drop()) is not None:
             await asyncio.wait([dropped])
-        call = SkillCall(ASK_AGAIN, {})
-        self._called(call, "recogniser", ASK_AGAIN_REPLY)
-        return call, ASK_AGAIN_REPLY
+        call, reply = SkillCall(ASK_AGAIN, {}), ASK_AGAIN_STILL if p.asked_again else ASK_AGAIN_REPLY
+        p.asked_again = True
+        self._called(call, "recogniser", reply)
+        return call, reply
 
     async def _skill(self, question: str) -> tuple[SkillCall | None, str | None]:
         """The skill `question` asks for and its reply, or (None, None) for the language model to answer."""

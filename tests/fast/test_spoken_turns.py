@@ -31,7 +31,7 @@ from daemon.events import (
 from daemon.ports import Engines, Exchange
 from daemon.turn import earcons
 from daemon.turn.keeper import State
-from daemon.turn.run import ASK_AGAIN, ASK_AGAIN_REPLY
+from daemon.turn.run import ASK_AGAIN, ASK_AGAIN_REPLY, ASK_AGAIN_STILL
 from tests.fast.script import (
     ANSWER,
     QUESTION,
@@ -152,6 +152,29 @@ def test_words_heard_unsurely_are_asked_again_and_the_answer_begun_on_them_dropp
     assert [e.spoken for e in of(events, SpeakingFinished)] == [ASK_AGAIN_REPLY]
     # The misheard words and the request to say them again are no part of the conversation.
     assert stand_ins.memory.remembered() == ()
+
+
+def test_asked_again_twice_running_it_says_so_in_other_words_and_a_clear_question_is_answered(
+    stand_ins: Engines, recogniser: ScriptedRecogniser, tmp_path: Path
+) -> None:
+    recogniser.will_hear(QUESTION, QUESTION, SPAIN)
+    recogniser.confidence = QUICK.ask_again_below - 0.5
+    mic = ScriptedMic(speed=SPEED)
+    asked(mic)
+
+    def person(event: Event, who: Person, mic: ScriptedMic) -> None:
+        if isinstance(event, TurnStarted) and event.trigger == "follow-up":
+            if event.turn == 3:
+                recogniser.confidence = None  # heard clearly at last
+            if event.turn <= 3:
+                mic.say(silence(0.3))
+                mic.say(voice(len(QUESTION.split())))  # said again, into the follow-up window
+        if isinstance(event, TurnEnded) and event.turn == 3:
+            mic.end()
+
+    events, _ = run(stand_ins, mic, tmp_path, person, config=dataclasses.replace(QUICK, follow_up_s=2.0))
+    spoken = [e.spoken for e in of(events, SpeakingFinished)]
+    assert spoken == [ASK_AGAIN_REPLY, ASK_AGAIN_STILL, SPAIN_ANSWER], spoken
 
 
 def test_words_heard_surely_enough_are_answered(
