@@ -189,6 +189,11 @@ class LanguageModel(Protocol):
         pays for what changes; returns the model's probability that the user's turn ends there."""
         ...
 
+    def surprise(self, question: str) -> float | None:
+        """The model's mean log-probability per token of `question`'s words where they would be asked now (misheard
+        words read as unlikely); None if it cannot tell without waiting for an answer being generated."""
+        ...
+
     def read_history(self) -> Future[None]:
         """Evaluate the conversation so far into the cache in the background (after a skill's exchange was
         remembered), so that the next question pays only for its own words; gives way to a question's words and to

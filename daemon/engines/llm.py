@@ -19,6 +19,7 @@ from daemon.config import LlmConfig
 from daemon.engines.chat import ChatPrompt, StopFilter, check_room
 from daemon.engines.cores import CORES, DecodeThreads, configure_openmp, thread_counts
 from daemon.engines.history import Conversation, Message, referenced
+from daemon.engines.surprise import TokenScores
 from daemon.errors import EngineError, ModelError
 from daemon.knowledge.lookup import Knowledge
 from daemon.ports import FittedQuestion, GenerationStats
@@ -116,6 +117,10 @@ class LlamaModel:
         self._judged: tuple[list[int], float] = ([], 0.0)
         """The last words prefilled, to the turn's closing token, and their P(end)."""
         """Where a short passage for a question naming an encyclopedia article comes from (None: no passages)."""
+        self._scores = TokenScores()
+        """The log-probability of each word token prefilled: how unlikely the model finds a question's words."""
+        self._generating = False
+        """An answer is being generated (it holds the model until it ends)."""
         check_room(config, self._chat)
         self._stats = GenerationStats()
         _LOGGER.info(
@@ -177,6 +182,19 @@ class LlamaModel:
                 self._llm.reset()  # type: ignore[no-untyped-call]
                 self._eval(tokens)
 
+    def _question(self, question: str) -> tuple[list[Message], list[int], int, int]:
+        """The prompt asking `question` now: its messages, its tokens, where the question's words begin and the
+        position of the token closing the user's turn (0 if none)."""
+        cfg = self._config
+        budget = cfg.context_tokens - cfg.max_answer_tokens
+        with self.conversation.lock:
+            messages, _ = self.conversation.fit(cfg.system_prompt, question, lambda m: len(self._tokens(m)), budget)
+        tokens = self._tokens(messages)
+        ends = [i for i, t in enumerate(tokens) if self._chat.is_eog(t)]
+        other = self._tokens([*messages[:-1], {"role": "user", "content": "!"}])
+        begins = shared_prefix(tokens, other)
+        return messages, tokens, begins, ends[-1] if ends else 0
+
     def prefill(self, question: str) -> float:
         """Evaluate the prompt up to the end of `question` now (rolling back what changed); P(the turn ends here).
 
@@ -185,14 +203,11 @@ class LlamaModel:
         cfg = self._config
         question = " ".join(question.split())
         budget = cfg.context_tokens - cfg.max_answer_tokens
-        with self.conversation.lock:
-            messages, _ = self.conversation.fit(cfg.system_prompt, question, lambda m: len(self._tokens(m)), budget)
-        tokens = self._tokens(messages)
-        ends = [i for i, t in enumerate(tokens) if self._chat.is_eog(t)]
-        if not ends:
+        messages, tokens, begins, end = self._question(question)
+        if not end:
             return 0.0
         # NOTE: up to the token that closes the user's turn: the answer's prompt shares this prefix.
-        end, closing = ends[-1], tokens[ends[-1]]
+        closing = tokens[end]
         words = tokens[:end]
         judged = self._judged
         if judged[0] == words:
@@ -209,9 +224,10 @@ class LlamaModel:
             cached = self._llm.input_ids[: self._llm.n_tokens].tolist()
             # NOTE: the last token is evaluated again: its logits give the probability
             common = min(shared_prefix(cached, words), end - 1)
+            if begins <= common and not self._scores.known_at(words, common):
+                common -= 1  # the logits before the first token read again were not kept: it is scored too
             try:
-                self._llm.n_tokens = common  # eval() drops the cache after n_tokens: what the recogniser revised
-                self._eval(words[common:])
+                self._read_scored(words, common, begins)
                 logits = self._logits()
             except (RuntimeError, ValueError) as err:
                 raise EngineError("llm-generation-failed", f"the language model failed: {err}") from err
@@ -226,6 +242,39 @@ class LlamaModel:
             # final pass (0.3 s of the answer's start).
             self._reading = self._reader.submit(self._read_ahead, messages, question, budget, words)
         return p_end
+
+    def surprise(self, question: str) -> float | None:
+        """The mean log-probability per token the model gives the question's words where they are asked now
+        (misheard words read as unlikely); None if it cannot tell without waiting for an answer being generated."""
+        question = " ".join(question.split())
+        _, tokens, begins, end = self._question(question)
+        if (known := self._scores.mean(tokens, begins, end)) is not None or self._generating or not end:
+            return known
+        self.prefill(question)
+        return self._scores.mean(tokens, begins, end)
+
+    def _read_scored(self, prompt: list[int], start: int, scored_from: int) -> None:
+        """Evaluate prompt[start:] after the cached prompt[:start], keeping the log-probability of each token from
+        `scored_from` on (their logits cost the output layer once more per token: ~10 ms for a 1.5B here)."""
+        self._cores.choose()
+        self._compute.submit(self._decode_scored, prompt, start, scored_from).result()
+
+    def _decode_scored(self, prompt: list[int], start: int, scored_from: int) -> None:
+        llm = self._llm
+        llm.n_tokens = start
+        llm._ctx.kv_cache_seq_rm(-1, start, -1)
+        rows: dict[int, np.ndarray] = {}
+        for first in range(start, len(prompt), llm.n_batch):
+            batch = prompt[first : first + llm.n_batch]
+            llm._batch.set_batch(batch=batch, n_past=first, logits_all=False)
+            kept = [j for j in range(len(batch)) if first + j >= scored_from - 1 or j == len(batch) - 1]
+            for j in kept:
+                llm._batch.batch.logits[j] = True
+            llm._ctx.decode(llm._batch)
+            llm.input_ids[first : first + len(batch)] = batch
+            llm.n_tokens = first + len(batch)
+            rows.update({first - start + j: logits_of(llm, j).copy() for j in kept})
+        self._scores.record(prompt, start, rows.get)
 
     def read_history(self) -> concurrent.futures.Future[None]:
         """Evaluate the conversation so far into the cache in the background, so that the next question pays only
@@ -365,6 +414,7 @@ class LlamaModel:
         stops = StopFilter(self._chat.stops)
         started = time.monotonic()
         first_at = last_at = 0.0
+        self._generating = True
         try:
             self._cores.choose()
             generated = self._llm.generate(
@@ -396,6 +446,7 @@ class LlamaModel:
         except (RuntimeError, ValueError) as err:
             raise EngineError("llm-generation-failed", f"the language model failed: {err}") from err
         finally:
+            self._generating = False
             end = time.monotonic()
             stats.prompt_s = (first_at or end) - started
             stats.decode_s = end - first_at if first_at else 0.0

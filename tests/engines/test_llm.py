@@ -151,3 +151,35 @@ def test_a_context_beyond_what_the_model_was_trained_for_is_a_config_error() -> 
     with pytest.raises(ConfigError, match=r"llm\.context_tokens = 16384 is more than the 8192 tokens the model was"):
         check_room_of(path, LlmConfig(context_tokens=16384))
     check_room_of(path, LlmConfig(context_tokens=8192))  # as trained: fine
+
+
+def test_misheard_words_read_as_less_likely_than_the_question_said(llm) -> None:  # type: ignore[no-untyped-def]
+    # Pairs from the spoken answers evaluation: what was said, and what Whisper heard from a synthetic voice.
+    pairs = [("How many grams are in a kilogram?", "How many brands are in a cute brand?"),
+             ("Who discovered penicillin?", "Who discovered Panissillin?"),
+             ("How is snow formed?", "How is no formed?")]  # fmt: skip
+    llm.conversation.forget()
+    for said, heard in pairs:
+        right, wrong = llm.surprise(said), llm.surprise(heard)
+        assert right is not None and wrong is not None
+        assert right > wrong + 1.0, (said, right, heard, wrong)
+
+
+def test_the_words_prefilled_at_the_pauses_are_scored_as_if_read_at_once(llm) -> None:  # type: ignore[no-untyped-def]
+    question = "What is the capital of Peru?"
+    llm.conversation.forget()
+    llm.warm_up()
+    at_once = llm.surprise(question)
+    llm.warm_up()
+    words = question.split()
+    for k in range(2, len(words) + 1):  # as the listener prefills the words heard at each pause
+        llm.prefill(" ".join(words[:k]))
+    llm.prefill("What is the capital of Spain?")  # a revision: the last word heard again differently
+    revised = llm.surprise("What is the capital of Spain?")
+    llm.prefill(question)
+    again = llm.surprise(question)  # known from the prefill: nothing is read for it
+    assert at_once is not None and revised is not None and again is not None
+    assert again == pytest.approx(at_once, abs=0.05)
+    assert revised != pytest.approx(at_once, abs=1e-6)
+    assert "Lima" in "".join(llm.respond(question))  # the cache left by scoring answers as ever
+    llm.conversation.forget()
