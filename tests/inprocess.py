@@ -103,6 +103,7 @@ class ScriptedModel:
         tool_lines: Mapping[str, str] | None = None,
         max_question_words: int = 64,
         word_s: float = 0.0,
+        unlikely: Iterable[str] = (),
     ) -> None:
         self.conversation = conversation if conversation is not None else Conversation()
         """What is remembered; the box's ConversationMemory."""
@@ -121,6 +122,8 @@ class ScriptedModel:
         """How many times the conversation was read ahead."""
         self.tool_requests: list[str] = []
         """Every request `constrained` was asked to turn into a tool call, in order."""
+        self.unlikely = set(unlikely)
+        """Questions whose words it finds as unlikely as misheard ones (-9 per token; any other -1)."""
 
     @property
     def model_name(self) -> str:
@@ -182,6 +185,10 @@ class ScriptedModel:
         """Note the words; the fixed probability that the turn ends there."""
         self.prefilled.append(question)
         return self._p_end
+
+    def surprise(self, question: str) -> float | None:
+        """-9 per token for the questions it finds unlikely, -1 for any other."""
+        return -9.0 if " ".join(question.split()) in self.unlikely else -1.0
 
     def read_history(self) -> concurrent.futures.Future[None]:
         """Note that the conversation would be read now; done at once."""

@@ -78,6 +78,11 @@ class EarlyAnswers:
         """True while an early answer waits to be kept or dropped."""
         return self._early is not None
 
+    @property
+    def words(self) -> str | None:
+        """The words the early answer waiting to be kept or dropped was begun on (None: there is none)."""
+        return self._early.question if self._early is not None else None
+
     def prepare(self, words: str) -> None:
         """Have the voice say the first sentence of the reply to `words` ahead, off the loop, when they are a request
         that only answers, heard well enough: a reply prepared at the pause then sounds at once (the voice keeps

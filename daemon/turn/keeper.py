@@ -102,6 +102,7 @@ class TurnKeeper:
         self._parts = TurnParts(
             engines, sink, self.emit, clock, self.listener, early, self._workers, self._voices,
             skills=skills, choose_skill=choose_skill, chime=config.chime, ask_again_below=config.ask_again_below,
+            ask_again_unlikely=config.ask_again_unlikely,
         )  # fmt: skip
         self.state = State.IDLE
         self.turn = 0

@@ -34,7 +34,7 @@ from daemon.skills.intents import SkillCall
 from daemon.skills.skills import Skills
 from daemon.turn import earcons
 from daemon.turn.answer import Answer, AnswerResult
-from daemon.turn.early import EarlyAnswers, Running
+from daemon.turn.early import EarlyAnswers, Running, same_words
 from daemon.turn.heard import Utterance
 from daemon.turn.listener import Listener
 from daemon.turn.ringing import Ring
@@ -95,6 +95,8 @@ class TurnParts:
     chime: bool = True
     ask_again_below: float = -10.0
     """A spoken question no skill takes, heard with less confidence than this, is asked again, not answered."""
+    ask_again_unlikely: float = -20.0
+    """… and one whose words the model finds less likely than this (mean log-probability per token)."""
     last_answer: str = ""
     """What the box said last (for "repeat that")."""
     asked_again: bool = False
@@ -255,15 +257,17 @@ class Turn:
         """The answer under way: begun early on these very words, a skill's reply, or the model's answer."""
         p = self._p
         p.emit(ThinkingStarted(turn=self.number, question=question.text))
-        unsure = self._misheard(question)
-        if not unsure:
+        unsure = await self._misheard(question)
+        if unsure == "":
             p.asked_again = False
         if self.entry is Stage.LISTEN and not unsure and (early := await p.early.take(self.number, question.text)):
             self._running = early
             if early.call is not None:
                 self._called(early.call, "template", early.reply or "")
             return early
-        call, reply = await (self._ask_again() if unsure else self._skill(question.text))
+        if unsure is None:  # the model was busy with an answer begun early on other words, now dropped
+            unsure = await self._misheard(question)
+        call, reply = await (self._ask_again(unsure) if unsure else self._skill(question.text))
         answer = Answer(
             p.engines.llm,
             p.engines.memory,
@@ -307,21 +311,32 @@ class Turn:
             p.emit(SpeakingFinished(turn=self.number, spoken=result.spoken, interrupted=result.interrupted))
         return result, running.call
 
-    def _misheard(self, question: Question) -> bool:
-        """Whether the words were heard too unsurely to answer, and no skill takes them (a template is strict
-        enough to trust; the model would answer whatever was misheard)."""
+    async def _misheard(self, question: Question) -> str | None:
+        """Who finds the words too unsure to answer, when no skill takes them (a template is strict enough to
+        trust; the model would answer whatever was misheard): "recogniser" (it was unsure of them), "model" (it
+        finds them unlikely) or "" (nobody). None: not known yet (the model is busy with an answer begun on other
+        words)."""
         p = self._p
-        unsure = question.confidence is not None and question.confidence < p.ask_again_below
-        return unsure and (p.skills is None or p.skills.route(question.text) is None)
+        if question.confidence is None or (p.skills is not None and p.skills.route(question.text) is not None):
+            return ""
+        if question.confidence < p.ask_again_below:
+            return "recogniser"
+        loop = asyncio.get_running_loop()
+        surprise = await loop.run_in_executor(p.workers, p.engines.llm.surprise, question.text)
+        if surprise is None and (begun := p.early.words) is not None and same_words(begun, question.text):
+            # NOTE: the same words written otherwise ("?" for "."): scored as the answer began on them
+            surprise = await loop.run_in_executor(p.workers, p.engines.llm.surprise, begun)
+        _LOGGER.debug("the words' mean log-probability per token: %s", surprise)
+        return None if surprise is None else "model" if surprise < p.ask_again_unlikely else ""
 
-    async def _ask_again(self) -> tuple[SkillCall, str]:
+    async def _ask_again(self, by: str) -> tuple[SkillCall, str]:
         """Ask the user to say it again; an answer begun early on the same unsure words is dropped unheard."""
         p = self._p
         if (dropped := p.early.drop()) is not None:
             await asyncio.wait([dropped])
         call, reply = SkillCall(ASK_AGAIN, {}), ASK_AGAIN_STILL if p.asked_again else ASK_AGAIN_REPLY
         p.asked_again = True
-        self._called(call, "recogniser", reply)
+        self._called(call, by, reply)
         return call, reply
 
     async def _skill(self, question: str) -> tuple[SkillCall | None, str | None]:

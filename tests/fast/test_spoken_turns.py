@@ -177,6 +177,21 @@ def test_asked_again_twice_running_it_says_so_in_other_words_and_a_clear_questio
     assert spoken == [ASK_AGAIN_REPLY, ASK_AGAIN_STILL, SPAIN_ANSWER], spoken
 
 
+def test_words_the_model_finds_unlikely_are_asked_again_however_sure_the_recogniser_was(
+    stand_ins: Engines, recogniser: ScriptedRecogniser, model: ScriptedModel, tmp_path: Path
+) -> None:
+    recogniser.will_hear(QUESTION)
+    recogniser.confidence = QUICK.ask_again_below + 0.1
+    model.unlikely = {QUESTION}
+    mic = ScriptedMic(speed=SPEED)
+    asked(mic)
+    events, _ = run(stand_ins, mic, tmp_path)
+    assert [e.question for e in of(events, AnswerDropped)] == [QUESTION]  # begun at the pause, never heard
+    assert [(e.skill, e.by) for e in of(events, SkillCalled)] == [(ASK_AGAIN, "model")]
+    assert [e.spoken for e in of(events, SpeakingFinished)] == [ASK_AGAIN_REPLY]
+    assert stand_ins.memory.remembered() == ()
+
+
 def test_words_heard_surely_enough_are_answered(
     stand_ins: Engines, recogniser: ScriptedRecogniser, tmp_path: Path
 ) -> None:
