@@ -6,6 +6,7 @@ the file says how they were written.
 
 from __future__ import annotations
 
+import hashlib
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,3 +55,9 @@ def load(path: Path = PHRASES_FILE) -> tuple[Phrase, ...]:
 
 
 PHRASES: Final[tuple[Phrase, ...]] = load()
+
+
+def tuned_on(text: str) -> bool:
+    """Whether a phrase falls in the tune half (a stable hash of its text; about half do): the half anything may be
+    tuned on, the other held out."""
+    return hashlib.sha256(text.encode("utf-8")).digest()[0] % 2 == 0

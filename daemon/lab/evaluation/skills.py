@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import math
 import time
 from collections import Counter, defaultdict
@@ -10,7 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from daemon.lab.evaluation.skill_phrases import PHRASES, Arg, Phrase
+from daemon.lab.evaluation.skill_phrases import PHRASES, Arg, Phrase, tuned_on
 from daemon.lab.evaluation.voices import Voice
 from daemon.ports import AUDIO_RATE_HZ, SpeechToText, Transcript
 from daemon.skills.intents import SkillCall
@@ -23,7 +22,7 @@ GENERAL: Final = "none"
 
 def split(phrase: Phrase) -> Split:
     """The phrase's half, from a stable hash of its text (about half each)."""
-    return "tune" if hashlib.sha256(phrase.text.encode("utf-8")).digest()[0] % 2 == 0 else "held-out"
+    return "tune" if tuned_on(phrase.text) else "held-out"
 
 
 def tune(phrases: Sequence[Phrase] = PHRASES) -> tuple[Phrase, ...]:
