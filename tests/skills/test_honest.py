@@ -452,3 +452,24 @@ def test_the_box_s_own_things_and_shops_are_no_devices(said: str, skill: str) ->
     call = match(said)
     assert call is not None and call.skill == skill and call.args.get("topic") != "devices"
     assert match("turn it off") is None  # no device named: the conversation's
+
+
+@pytest.mark.parametrize(
+    ("said", "topic"),
+    [
+        ("Will the rain hold off until the school run?", "weather"),
+        ("will the sunshine last", "weather"),
+        ("So the match got postponed?", "sport"),
+        ("has the game been called off", "sport"),
+        ("What's Taylor Swift been up to lately?", "news"),
+    ],
+)
+def test_the_weather_holding_a_match_called_off_and_someone_s_doings_lately_are_offline(said: str, topic: str) -> None:
+    # The eighth set of unknowable questions, tune half: the model said "Yes, the match got postponed."
+    call = match(said.lower().rstrip("?"))
+    assert call is not None and (call.skill, call.args.get("topic")) == ("offline", topic)
+
+
+@pytest.mark.parametrize("said", ["will the sun last forever", "what has the universe been doing for ages"])
+def test_what_lasts_or_has_been_going_on_for_ages_is_the_models(said: str) -> None:
+    assert match(said) is None

@@ -317,3 +317,29 @@ def test_an_alarm_every_working_day_is_in_the_morning_unless_said_otherwise(said
     call = match(said)
     assert call is not None and call.skill == "alarm_set"
     assert (call.args["hour"], call.args["minute"]) == at
+
+
+@pytest.mark.parametrize(
+    ("said", "skill"),
+    [
+        ("hiya what time is it", "time"),
+        ("scrap my alarm", "alarm_cancel"),
+        ("ditch the pasta timer", "timer_cancel"),
+        ("I don't need that reminder any more", "reminder_cancel"),
+        ("give me a shout in twenty minutes", "timer_start"),
+        ("go through my reminders please", "reminder_list"),
+        ("that'll do thanks", "stop"),
+        ("run that by me again", "repeat"),
+        ("wipe the slate clean", "forget"),
+        ("how do I use this", "help"),
+    ],
+)
+def test_everyday_wordings_reach_their_skill(said: str, skill: str) -> None:
+    # From the seventh set of `talkbox eval skills` phrases, tune half: what people say that no template took.
+    call = match(said)
+    assert call is not None and call.skill == skill, call
+
+
+def test_the_volume_put_on_a_level_is_set_to_it() -> None:
+    call = match("put the volume on six")
+    assert call is not None and (call.skill, call.args.get("action"), call.args.get("level")) == ("volume", "set", 60)
