@@ -156,6 +156,27 @@ def examples(seed: int = SEED) -> tuple[tuple[str, SkillCall], ...]:
     return tuple(sorted(found.items()))
 
 
+def phrased() -> tuple[tuple[str, SkillCall | None], ...]:
+    """What people say to the box, from the tune half of the skills evaluation's phrases (written without looking
+    at the templates; daemon/lab/evaluation/skill_phrases.toml), labelled by where each must go: wordings the
+    templates' own sentences do not vary enough to reach. A general question among them is an example for the model;
+    a command carrying a value is none (read so, "can you leave cooked rice out for 2 hours" set a timer)."""
+    from daemon.lab.evaluation.skill_phrases import PHRASES, tuned_on
+
+    # NOTE: a wording held out as written otherwise ("Stop." and "stop") is no example: the held-out half stays unseen
+    held_out = {intents.normalise(phrase.text) for phrase in PHRASES if not tuned_on(phrase.text)}
+    found: dict[str, SkillCall | None] = {}
+    for phrase in PHRASES:
+        said = intents.normalise(phrase.text)
+        if not tuned_on(phrase.text) or not said or said in held_out:
+            continue
+        if phrase.skill == "none":
+            found.setdefault(said, None)
+        elif phrase.skill in READ and set(phrase.args) <= PLAIN_ARGS:
+            found.setdefault(said, SkillCall(phrase.skill, {k: v for k, v in phrase.args.items() if k in PLAIN_ARGS}))
+    return tuple(sorted(found.items(), key=lambda item: item[0]))
+
+
 def _expansions(sample: Callable[..., Iterable[str]], sentence: object, lists: object, rules: object) -> Iterator[str]:
     """A template sentence's expansions; none if hassil cannot expand it (a range it will not spell out)."""
     try:
@@ -254,7 +275,10 @@ def _digest(model: str) -> str:
         f"{model}|{made_by}|{SEED}|{EXAMPLES_PER_SENTENCE}|{EXPANSIONS_READ}|{sorted(READ)}|{sorted(values.LOOSE_SLOTS)}"
         f"|{FILL}|{FOR_THE_MODEL}"
     )
+    from daemon.lab.evaluation.skill_phrases import PHRASES_FILE
+
     code = Path(intents.__file__).read_bytes() + Path(__file__).read_bytes()  # how they are matched and sampled
+    ours += PHRASES_FILE.read_bytes()  # the phrasings people use
     return hashlib.sha256(recipe.encode("utf-8") + ours + code).hexdigest()[:16]
 
 
@@ -276,7 +300,13 @@ def _index(embed: Callable[[Sequence[str]], np.ndarray], kept_in: Sequence[Path]
                 return texts, tuple(SkillCall(*call) if call else None for call in calls), saved["vectors"]
         except (OSError, ValueError, KeyError) as err:
             _LOGGER.warning("the embedded examples in %s are unreadable (%s): making them again", path, err)
-    labelled: list[tuple[str, SkillCall | None]] = [*examples(), *((text, None) for text in FOR_THE_MODEL)]
+    sampled = examples()
+    known = {text for text, _ in sampled}
+    labelled: list[tuple[str, SkillCall | None]] = [
+        *sampled,
+        *((text, None) for text in FOR_THE_MODEL),
+        *((text, call) for text, call in phrased() if text not in known),
+    ]
     texts = tuple(text for text, _ in labelled)
     vectors = _embedded(embed, texts)
     calls = tuple(call for _, call in labelled)

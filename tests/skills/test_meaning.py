@@ -17,7 +17,7 @@ from daemon.events import SkillCalled
 from daemon.lab.evaluation import skills as evaluation
 from daemon.skills import honest
 from daemon.skills.clock import BoxClock
-from daemon.skills.intents import match
+from daemon.skills.intents import SkillCall, match
 from daemon.skills.meaning import MeaningRouter
 from daemon.skills.replies import Reply
 from daemon.skills.skills import Skills
@@ -202,3 +202,15 @@ def test_through_the_box_a_request_read_by_meaning_is_answered_by_its_skill_and_
     calls = [(e.skill, e.by) for e in of(box.events, SkillCalled)]
     assert calls == [("time", "meaning"), ("offline", "meaning")]
     assert model.asked == []  # the language model was never asked
+
+
+def test_the_phrasings_read_as_examples_are_the_tune_half_s_never_a_held_out_one() -> None:
+    from daemon.lab.evaluation.skill_phrases import PHRASES, tuned_on
+    from daemon.skills.intents import normalise
+    from daemon.skills.meaning import phrased
+
+    held_out = {normalise(p.text) for p in PHRASES if not tuned_on(p.text)}
+    examples = dict(phrased())
+    assert examples and not held_out & set(examples)
+    assert examples["wipe the slate clean"] == SkillCall("forget")  # a tune-half request, with where it must go
+    assert None in examples.values()  # and general questions worded near a command, as the model's
