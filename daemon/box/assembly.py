@@ -27,6 +27,7 @@ from daemon.skills.skills import Skills
 from daemon.skills.tools import ToolCaller
 from daemon.turn.alarm_clock import AlarmClock
 from daemon.turn.keeper import TurnKeeper
+from daemon.turn.run import ASK_AGAIN_REPLY, ASK_AGAIN_STILL
 from daemon.turn.volume import VolumeSink
 
 
@@ -107,7 +108,8 @@ async def assembled(
             stack.callback(saver.save)
         if skills is not None:
             await asyncio.get_running_loop().run_in_executor(None, intents.warm_up)
-            keeper.voice_ahead(STOCK_REPLIES)  # "No timers are running." sounds at once the first time too
+            # NOTE: "No timers are running." sounds at once the first time too; so does asking again
+            keeper.voice_ahead((*STOCK_REPLIES, ASK_AGAIN_REPLY, ASK_AGAIN_STILL))
         if skills is not None and reminders:
             alarm_clock = AlarmClock(skills, keeper, keeper.emit, saver.save if saver is not None else _nothing)
             alarm_clock.missed(missed)

@@ -45,7 +45,7 @@ from daemon.skills.replies import NO_TIMERS, STOCK_REPLIES
 from daemon.skills.skills import UNSET_CLOCK
 from daemon.turn.answer import first_sentence
 from daemon.turn.keeper import State, TurnKeeper
-from daemon.turn.run import TurnResult
+from daemon.turn.run import ASK_AGAIN_REPLY, ASK_AGAIN_STILL, TurnResult
 from hardware.audio import WavFileSink
 from tests.fast.script import ANSWER, ANSWERS, QUESTION, QUICK, SPEED, WAIT_S
 from tests.harness import names, of
@@ -358,7 +358,8 @@ def test_the_skills_stock_replies_are_voiced_ahead_while_the_box_idles(
     model: ScriptedModel, recogniser: ScriptedRecogniser, tmp_path: Path
 ) -> None:
     noted = heard_turn(model, recogniser, tmp_path, "cancel the timer")
-    assert noted.kept == [first_sentence(reply) for reply in STOCK_REPLIES]  # before anyone spoke
+    ahead = (*STOCK_REPLIES, ASK_AGAIN_REPLY, ASK_AGAIN_STILL)  # and what asks the user to say it again
+    assert noted.kept == [first_sentence(reply) for reply in ahead]  # before anyone spoke
     assert [c[3] for c in skill_calls(noted.events)] == [NO_TIMERS] and NO_TIMERS in noted.kept
 
 
