@@ -105,6 +105,19 @@ _NOT_OF_THE_MOMENT: Final = re.compile(
 _ME: Final = re.compile(r"\b(i|i'm|i've|i'd|my|me|mine|myself)\b")
 
 
+_SUGGESTION: Final = re.compile(r"\b(suggest|recommend|ideas?|what (should|shall|could|can) (i|we))\b")
+
+
+def is_suggestion(said: str) -> bool:
+    """Whether a question asks for an idea ("what should I watch tonight"): the model's, whenever it is for."""
+    return _SUGGESTION.search(said) is not None
+
+
+def about_me(said: str) -> bool:
+    """Whether a question is about the one asking ("my", "I")."""
+    return _ME.search(said) is not None
+
+
 def of_the_moment(said: str) -> SkillCall | None:
     """The offline answer to a question about what is happening now, today or yesterday that no template took:
     only the internet or the user could know it ("was there an earthquake today", "is my son home yet")."""
@@ -112,7 +125,7 @@ def of_the_moment(said: str) -> SkillCall | None:
         return None
     if not is_now(said):
         return None  # "what was the weather like on mars yesterday": no news reports it
-    return SkillCall("offline", {"topic": "personal" if _ME.search(said) else "moment"})
+    return SkillCall("offline", {"topic": "personal" if about_me(said) else "moment"})
 
 
 def offline(topic: str) -> str:

@@ -163,8 +163,7 @@ def phrased() -> tuple[tuple[str, SkillCall | None], ...]:
     a command carrying a value is none (read so, "can you leave cooked rice out for 2 hours" set a timer)."""
     from daemon.lab.evaluation.skill_phrases import PHRASES, tuned_on
 
-    # NOTE: a wording held out as written otherwise ("Stop." and "stop") is no example: the held-out half stays unseen
-    held_out = {intents.normalise(phrase.text) for phrase in PHRASES if not tuned_on(phrase.text)}
+    held_out = _held_out()
     found: dict[str, SkillCall | None] = {}
     for phrase in PHRASES:
         said = intents.normalise(phrase.text)
@@ -174,7 +173,38 @@ def phrased() -> tuple[tuple[str, SkillCall | None], ...]:
             found.setdefault(said, None)
         elif phrase.skill in READ and set(phrase.args) <= PLAIN_ARGS:
             found.setdefault(said, SkillCall(phrase.skill, {k: v for k, v in phrase.args.items() if k in PLAIN_ARGS}))
-    return tuple(sorted(found.items(), key=lambda item: item[0]))
+    return tuple(sorted({**asked(), **found}.items(), key=lambda item: item[0]))
+
+
+@functools.cache
+def _held_out() -> frozenset[str]:
+    """Every held-out phrase and question of the evaluations, as read: none is an example, even written otherwise
+    ("Stop." and "stop"), so that the held-out halves stay unseen."""
+    from daemon.lab.evaluation import answers
+    from daemon.lab.evaluation.skill_phrases import PHRASES, tuned_on
+
+    phrases = (p.text for p in PHRASES if not tuned_on(p.text))
+    questions = (q.text for q in answers.QUESTIONS if answers.split(q) != "tune")
+    return frozenset(intents.normalise(text) for text in itertools.chain(phrases, questions))
+
+
+def asked() -> dict[str, SkillCall | None]:
+    """What people ask a voice box, from the tune half of the answers evaluation's questions
+    (daemon/lab/evaluation/answers.toml): one no offline box can know is an example of the offline answer, any other
+    an example for the model (a held-out question, even written otherwise, is none)."""
+    from daemon.lab.evaluation import answers
+
+    held_out = _held_out()
+    found: dict[str, SkillCall | None] = {}
+    for question in answers.QUESTIONS:
+        said = intents.normalise(question.text)
+        if answers.split(question) != "tune" or not said or said in held_out:
+            continue
+        if question.kind == answers.UNKNOWABLE:
+            found.setdefault(said, SkillCall("offline", {"topic": "personal" if honest.about_me(said) else "moment"}))
+        else:
+            found.setdefault(said, None)
+    return found
 
 
 def _expansions(sample: Callable[..., Iterable[str]], sentence: object, lists: object, rules: object) -> Iterator[str]:
@@ -192,6 +222,11 @@ class MeaningRouter:
         """`kept_in`: where the embedded examples may have been kept before, the first one to keep them in."""
         self._embed = embed
         self._texts, self._calls, self._vectors = _index(embed, kept_in, model_id)
+        learned = dict(phrased())
+        # NOTE: a command carrying a value is read among the templates' examples alone, as before the evaluations'
+        # phrasings were examples too: "how do you cook rice in 15 minutes" (a general question of theirs) stood
+        # nearest "I'd like a timer of twelve minutes for the rice please" and left it to the model.
+        self._valued_among = np.array([text not in learned for text in self._texts])
         # NOTE: one question is routed at its pause, for an early answer and by the turn: embedded once.
         self._read = functools.lru_cache(maxsize=256)(self._nearest_said)
 
@@ -202,8 +237,10 @@ class MeaningRouter:
             return None
         return self._read(said)
 
-    def _nearest_said(self, said: str) -> Reading:
+    def _nearest_said(self, said: str, valued: bool = False) -> Reading:
         likeness = self._vectors @ self._embed([said])[0]
+        if valued:
+            likeness = np.where(self._valued_among, likeness, -1.0)
         best = int(np.argmax(likeness))
         return Reading(self._calls[best], self._texts[best], float(likeness[best]))
 
@@ -222,6 +259,10 @@ class MeaningRouter:
             return None
         if offline and not honest.is_now(intents.normalise(text)):
             return None  # NOTE: as for the templates: "when do shops usually close" is a custom, not a question of now
+        # NOTE: read as a question asked of the moment (answers.toml's): a suggestion asked "tonight" is the model's
+        moment = offline and reading.call.args.get("topic") in ("moment", "personal")
+        if moment and honest.is_suggestion(intents.normalise(text)):
+            return None
         _LOGGER.debug("read %r by meaning as %r (%.2f)", text, reading.example, reading.likeness)
         if reading.call.skill in values.LOOSE_SLOTS:
             valued = values.read_values(reading.call.skill, text)
@@ -235,7 +276,7 @@ class MeaningRouter:
         valued = values.value_said_as(said, FILL["duration"], FILL["when"])
         if valued is None or valued == said:
             return None
-        reading = self._read(valued)
+        reading = self._read(valued, True)
         return reading if reading.call is not None and reading.call.skill in values.LOOSE_SLOTS else None
 
     def _unsure(self, reading: Reading, text: str) -> SkillCall | None:
@@ -278,7 +319,9 @@ def _digest(model: str) -> str:
     from daemon.lab.evaluation.skill_phrases import PHRASES_FILE
 
     code = Path(intents.__file__).read_bytes() + Path(__file__).read_bytes()  # how they are matched and sampled
-    ours += PHRASES_FILE.read_bytes()  # the phrasings people use
+    from daemon.lab.evaluation.answers import QUESTIONS_FILE
+
+    ours += PHRASES_FILE.read_bytes() + QUESTIONS_FILE.read_bytes()  # the phrasings and questions people use
     return hashlib.sha256(recipe.encode("utf-8") + ours + code).hexdigest()[:16]
 
 

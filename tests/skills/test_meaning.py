@@ -110,7 +110,8 @@ def test_a_question_worded_near_a_command_with_a_value_is_not_asked_about(router
 
 @pytest.mark.parametrize(
     ("said", "skill"),
-    [("how many alarms are there", "alarm_list"), ("what sort of things can you do", "help")],
+    # NOTE: wordings in no evaluation's tune half (those are examples themselves now)
+    [("are any alarms going to go off", "alarm_list"), ("what are you capable of", "help")],
 )
 def test_a_request_that_only_answers_is_read_a_little_more_loosely(
     router: MeaningRouter, said: str, skill: str
@@ -205,12 +206,37 @@ def test_through_the_box_a_request_read_by_meaning_is_answered_by_its_skill_and_
 
 
 def test_the_phrasings_read_as_examples_are_the_tune_half_s_never_a_held_out_one() -> None:
+    from daemon.lab.evaluation import answers
     from daemon.lab.evaluation.skill_phrases import PHRASES, tuned_on
     from daemon.skills.intents import normalise
     from daemon.skills.meaning import phrased
 
     held_out = {normalise(p.text) for p in PHRASES if not tuned_on(p.text)}
+    held_out |= {normalise(q.text) for q in answers.QUESTIONS if answers.split(q) != "tune"}
     examples = dict(phrased())
     assert examples and not held_out & set(examples)
     assert examples["wipe the slate clean"] == SkillCall("forget")  # a tune-half request, with where it must go
     assert None in examples.values()  # and general questions worded near a command, as the model's
+
+
+def test_the_answers_tune_half_is_read_as_examples_of_the_offline_answer_and_of_the_models() -> None:
+    from daemon.lab.evaluation import answers
+    from daemon.lab.evaluation.skill_phrases import PHRASES, tuned_on
+    from daemon.skills.intents import normalise
+    from daemon.skills.meaning import asked
+
+    examples = asked()
+    held_out = {normalise(q.text) for q in answers.QUESTIONS if answers.split(q) != "tune"}
+    held_out |= {normalise(p.text) for p in PHRASES if not tuned_on(p.text)}
+    assert examples and not held_out & set(examples)
+    unknowable = [q for q in answers.QUESTIONS if q.kind == answers.UNKNOWABLE and normalise(q.text) in examples]
+    knowable = [q for q in answers.QUESTIONS if q.kind != answers.UNKNOWABLE and normalise(q.text) in examples]
+    assert unknowable and all(examples[normalise(q.text)] is not None for q in unknowable)
+    assert knowable and all(examples[normalise(q.text)] is None for q in knowable)
+
+
+def test_a_suggestion_asked_for_tonight_is_the_models_though_worded_like_a_question_of_the_moment(
+    router: MeaningRouter,
+) -> None:
+    call = router.route("What should I watch tonight?")
+    assert call is None or call.skill != "offline", call
