@@ -8,6 +8,8 @@ import wave
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from daemon.config import ListenConfig
 from daemon.events import (
     AnswerDropped,
@@ -139,16 +141,28 @@ def test_an_answer_begun_at_a_pause_the_user_went_on_from_is_dropped_unheard(
     assert shape(events) == ["WakeWordDetected", *ANSWERED]
 
 
+@pytest.mark.parametrize(
+    ("confidence", "unlikely", "by"),
+    # the recogniser unsure; or sure of them, and the model finds them unlikely
+    [(-0.5, False, "recogniser"), (0.1, True, "model")],
+)
 def test_words_heard_unsurely_are_asked_again_and_the_answer_begun_on_them_dropped(
-    stand_ins: Engines, recogniser: ScriptedRecogniser, tmp_path: Path
+    stand_ins: Engines,
+    recogniser: ScriptedRecogniser,
+    model: ScriptedModel,
+    tmp_path: Path,
+    confidence: float,
+    unlikely: bool,
+    by: str,
 ) -> None:
     recogniser.will_hear(QUESTION)
-    recogniser.confidence = QUICK.ask_again_below - 0.5
+    recogniser.confidence = QUICK.ask_again_below + confidence
+    model.unlikely = {QUESTION} if unlikely else set()
     mic = ScriptedMic(speed=SPEED)
     asked(mic)
     events, _ = run(stand_ins, mic, tmp_path)
     assert [e.question for e in of(events, AnswerDropped)] == [QUESTION]  # begun at the pause, never heard
-    assert [(e.skill, e.by) for e in of(events, SkillCalled)] == [(ASK_AGAIN, "recogniser")]
+    assert [(e.skill, e.by) for e in of(events, SkillCalled)] == [(ASK_AGAIN, by)]
     assert [e.spoken for e in of(events, SpeakingFinished)] == [ASK_AGAIN_REPLY]
     # The misheard words and the request to say them again are no part of the conversation.
     assert stand_ins.memory.remembered() == ()
@@ -175,21 +189,6 @@ def test_asked_again_twice_running_it_says_so_in_other_words_and_a_clear_questio
     events, _ = run(stand_ins, mic, tmp_path, person, config=dataclasses.replace(QUICK, follow_up_s=2.0))
     spoken = [e.spoken for e in of(events, SpeakingFinished)]
     assert spoken == [ASK_AGAIN_REPLY, ASK_AGAIN_STILL, SPAIN_ANSWER], spoken
-
-
-def test_words_the_model_finds_unlikely_are_asked_again_however_sure_the_recogniser_was(
-    stand_ins: Engines, recogniser: ScriptedRecogniser, model: ScriptedModel, tmp_path: Path
-) -> None:
-    recogniser.will_hear(QUESTION)
-    recogniser.confidence = QUICK.ask_again_below + 0.1
-    model.unlikely = {QUESTION}
-    mic = ScriptedMic(speed=SPEED)
-    asked(mic)
-    events, _ = run(stand_ins, mic, tmp_path)
-    assert [e.question for e in of(events, AnswerDropped)] == [QUESTION]  # begun at the pause, never heard
-    assert [(e.skill, e.by) for e in of(events, SkillCalled)] == [(ASK_AGAIN, "model")]
-    assert [e.spoken for e in of(events, SpeakingFinished)] == [ASK_AGAIN_REPLY]
-    assert stand_ins.memory.remembered() == ()
 
 
 def test_words_heard_surely_enough_are_answered(
