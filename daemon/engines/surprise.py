@@ -7,6 +7,7 @@ recogniser was of them; the turn asks again instead of answering them (daemon/tu
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -27,6 +28,7 @@ class TokenScores:
     """The log-probability of each token the model read with its logits kept, for the tokens before it."""
 
     def __init__(self) -> None:
+        self._lock = threading.Lock()  # NOTE: read by the turn while the model's thread may be recording
         self._tokens: list[int] = []
         self._logprobs: list[float] = []
         """`_logprobs[k]`: log P(`_tokens[k]` | `_tokens[:k]`); NaN where not known."""
@@ -35,6 +37,10 @@ class TokenScores:
 
     def known_at(self, prompt: Sequence[int], position: int) -> bool:
         """Whether the score of `prompt[position]` is known, or will be from the last row kept."""
+        with self._lock:
+            return self._known_at(list(prompt), position)
+
+    def _known_at(self, prompt: list[int], position: int) -> bool:
         if self._tokens[: position + 1] == list(prompt[: position + 1]) and not math.isnan(self._logprobs[position]):
             return True
         return self._last is not None and self._tokens == list(prompt[:position])
@@ -45,6 +51,10 @@ class TokenScores:
         prompt = list(prompt)
         if start >= len(prompt):
             return
+        with self._lock:
+            self._record(prompt, start, row)
+
+    def _record(self, prompt: list[int], start: int, row: Callable[[int], np.ndarray | None]) -> None:
         if self._last is not None and self._tokens == prompt[:start]:
             first = log_softmax_at(self._last, prompt[start])
         elif self._tokens[: start + 1] == prompt[: start + 1]:
@@ -66,6 +76,10 @@ class TokenScores:
 
     def mean(self, prompt: Sequence[int], start: int, end: int) -> float | None:
         """The mean log-probability of prompt[start:end] (None unless every one is known for these tokens)."""
+        with self._lock:
+            return self._mean(list(prompt), start, end)
+
+    def _mean(self, prompt: list[int], start: int, end: int) -> float | None:
         if end <= start or len(self._tokens) < end or self._tokens[:end] != list(prompt[:end]):
             return None
         span = self._logprobs[start:end]
