@@ -306,6 +306,12 @@ class Listener:
 
         self._loop.run_in_executor(self._llm_pool, prefill, text).add_done_callback(done)
 
+    async def surprise(self, text: str) -> float | None:
+        """The model's mean log-probability per token of `text` where it would be asked (LanguageModel.surprise), on
+        the thread that prefills the words: no other thread is started for it."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._llm_pool, self._e.llm.surprise, text)
+
     def _pause_to_judge(self, u: Utterance) -> bool:
         e = u.endpointer
         return e.speech_started and not e.push_to_talk and e.silence_s >= JUDGE_AFTER_S and u.judged_pause != e.pauses

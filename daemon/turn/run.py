@@ -321,11 +321,10 @@ class Turn:
             return ""
         if question.confidence < p.ask_again_below:
             return "recogniser"
-        loop = asyncio.get_running_loop()
-        surprise = await loop.run_in_executor(p.workers, p.engines.llm.surprise, question.text)
+        surprise = await p.listener.surprise(question.text)
         if surprise is None and (begun := p.early.words) is not None and same_words(begun, question.text):
             # NOTE: the same words written otherwise ("?" for "."): scored as the answer began on them
-            surprise = await loop.run_in_executor(p.workers, p.engines.llm.surprise, begun)
+            surprise = await p.listener.surprise(begun)
         _LOGGER.debug("the words' mean log-probability per token: %s", surprise)
         return None if surprise is None else "model" if surprise < p.ask_again_unlikely else ""
 
