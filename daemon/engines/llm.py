@@ -19,6 +19,7 @@ from daemon.config import LlmConfig
 from daemon.engines.chat import ChatPrompt, StopFilter, check_room
 from daemon.engines.cores import CORES, DecodeThreads, configure_openmp, thread_counts
 from daemon.engines.history import Conversation, Message, referenced
+from daemon.engines.logits import decode_keeping, logits_of
 from daemon.engines.surprise import TokenScores
 from daemon.errors import EngineError, ModelError
 from daemon.knowledge.lookup import Knowledge
@@ -37,13 +38,6 @@ def shared_prefix(cached: list[int], tokens: list[int]) -> int:
     """How many leading tokens `cached` and `tokens` have in common."""
     differ = (i for i, (a, b) in enumerate(zip(cached, tokens, strict=False)) if a != b)
     return next(differ, min(len(cached), len(tokens)))
-
-
-def logits_of(llm: Any, i: int = -1) -> np.ndarray:
-    """The logits llama.cpp kept for output `i` of the last batch (-1: its last token), without a copy."""
-    import llama_cpp
-
-    return np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, i), shape=(llm.n_vocab(),))
 
 
 @functools.cache
@@ -260,20 +254,8 @@ class LlamaModel:
         self._compute.submit(self._decode_scored, prompt, start, scored_from).result()
 
     def _decode_scored(self, prompt: list[int], start: int, scored_from: int) -> None:
-        llm = self._llm
-        llm.n_tokens = start
-        llm._ctx.kv_cache_seq_rm(-1, start, -1)
-        rows: dict[int, np.ndarray] = {}
-        for first in range(start, len(prompt), llm.n_batch):
-            batch = prompt[first : first + llm.n_batch]
-            llm._batch.set_batch(batch=batch, n_past=first, logits_all=False)
-            kept = [j for j in range(len(batch)) if first + j >= scored_from - 1 or j == len(batch) - 1]
-            for j in kept:
-                llm._batch.batch.logits[j] = True
-            llm._ctx.decode(llm._batch)
-            llm.input_ids[first : first + len(batch)] = batch
-            llm.n_tokens = first + len(batch)
-            rows.update({first - start + j: logits_of(llm, j).copy() for j in kept})
+        self._llm.n_tokens = start
+        rows = decode_keeping(self._llm, prompt[start:], lambda i: start + i >= scored_from - 1)
         self._scores.record(prompt, start, rows.get)
 
     def read_history(self) -> concurrent.futures.Future[None]:

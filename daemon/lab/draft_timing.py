@@ -19,7 +19,8 @@ import numpy as np
 
 from daemon.config import LlmConfig
 from daemon.engines.chat import ChatPrompt
-from daemon.engines.llm import logits_of, shared_prefix
+from daemon.engines.llm import shared_prefix
+from daemon.engines.logits import decode_keeping, logits_of
 from daemon.lab.evaluation.answers import QUESTIONS, split
 
 MODEL_KINDS: Final = ("howwhy", "science", "definition", "person", "suggest")
@@ -61,16 +62,6 @@ def _sync(llm: Any, tokens: list[int]) -> None:
     llm.eval(tokens[llm.n_tokens :])
 
 
-def _batch_alllogits_of(llm: Any, tokens: list[int]) -> None:
-    """Evaluate `tokens` with the logits of every one kept (llama-cpp-python's draft path keeps n_ctx x vocab)."""
-    n_past = llm.n_tokens
-    llm._ctx.kv_cache_seq_rm(-1, n_past, -1)
-    llm._batch.set_batch(batch=tokens, n_past=n_past, logits_all=True)
-    llm._ctx.decode(llm._batch)
-    llm.input_ids[n_past : n_past + len(tokens)] = tokens
-    llm.n_tokens += len(tokens)
-
-
 def plain(brain: Any, prompt: list[int], most: int, is_eog: Callable[[int], bool]) -> Run:
     """Greedy, one token per step."""
     _sync(brain, prompt)
@@ -102,10 +93,10 @@ def drafted(brain: Any, draft: Any, prompt: list[int], most: int, k: int, is_eog
                 break
             draft.eval(guesses[-1:])
         batch, n_past = [last, *guesses], brain.n_tokens
-        _batch_alllogits_of(brain, batch)
+        rows = decode_keeping(brain, batch, lambda _: True)
         run.drafted += len(guesses)
         for i in range(len(batch)):
-            token = int(np.argmax(logits_of(brain, i - len(batch))))
+            token = int(np.argmax(rows[i]))
             run.tokens.append(token)
             run.at.append(time.perf_counter() - start)
             if i < len(guesses) and token == guesses[i] and not is_eog(token) and len(run.tokens) < most:
