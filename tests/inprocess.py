@@ -187,8 +187,12 @@ class ScriptedModel:
         return self._p_end
 
     def surprise(self, question: str) -> float | None:
-        """-9 per token for the questions it finds unlikely, -1 for any other."""
-        return -9.0 if " ".join(question.split()) in self.unlikely else -1.0
+        """-9 per token for the questions it finds unlikely, -1 for any other; None for words never prefilled while
+        it answers (the real one cannot score them without waiting for the answer)."""
+        question = " ".join(question.split())
+        if question not in self.prefilled and self._lock.locked():
+            return None
+        return -9.0 if question in self.unlikely else -1.0
 
     def read_history(self) -> concurrent.futures.Future[None]:
         """Note that the conversation would be read now; done at once."""
@@ -257,6 +261,8 @@ class ScriptedRecogniser:
         """Utterances begun."""
         self.confidence: float | None = None
         """The confidence every final transcript is heard with (None: it gives none, as PocketSphinx)."""
+        self.finals: dict[str, str] = {}
+        """A transcript's words as the final pass writes them, where it writes them otherwise ("." for "?")."""
 
     @property
     def engine(self) -> str:
@@ -318,7 +324,8 @@ class ScriptedStream:
 
     def finish(self) -> Transcript:
         """The scripted transcript if any voice was heard, else nothing."""
-        return Transcript(self._text or "", confidence=self._recogniser.confidence)
+        text = self._text or ""
+        return Transcript(self._recogniser.finals.get(text, text), confidence=self._recogniser.confidence)
 
 
 class EnergyVad:

@@ -36,6 +36,7 @@ from daemon.turn.keeper import State
 from daemon.turn.run import ASK_AGAIN, ASK_AGAIN_REPLY, ASK_AGAIN_STILL
 from tests.fast.script import (
     ANSWER,
+    ANSWERS,
     QUESTION,
     QUICK,
     SPAIN,
@@ -48,7 +49,15 @@ from tests.fast.script import (
     shape,
 )
 from tests.harness import Person, Script, later, names, of, run_box
-from tests.inprocess import ScriptedModel, ScriptedRecogniser, silence, voice, wake_marker
+from tests.inprocess import (
+    ScriptedModel,
+    ScriptedRecogniser,
+    ToneVoice,
+    silence,
+    stand_in_engines,
+    voice,
+    wake_marker,
+)
 from tests.mic import ScriptedMic
 
 ANSWERED = [
@@ -166,6 +175,21 @@ def test_words_heard_unsurely_are_asked_again_and_the_answer_begun_on_them_dropp
     assert [e.spoken for e in of(events, SpeakingFinished)] == [ASK_AGAIN_REPLY]
     # The misheard words and the request to say them again are no part of the conversation.
     assert stand_ins.memory.remembered() == ()
+
+
+def test_the_same_words_written_otherwise_at_the_end_are_judged_as_the_answer_began_on_them(
+    recogniser: ScriptedRecogniser, tmp_path: Path
+) -> None:
+    # The model is still answering the words of the pause: their score is the one read as they were prefilled.
+    model = ScriptedModel(answers=ANSWERS, word_s=0.2, unlikely=[QUESTION])
+    recogniser.will_hear(QUESTION)
+    recogniser.finals[QUESTION] = QUESTION.replace("?", ".")
+    recogniser.confidence = QUICK.ask_again_below + 0.1
+    mic = ScriptedMic(speed=SPEED)
+    asked(mic)
+    events, _ = run(stand_in_engines(model, recogniser, ToneVoice()), mic, tmp_path)
+    assert [(e.skill, e.by) for e in of(events, SkillCalled)] == [(ASK_AGAIN, "model")]
+    assert [e.spoken for e in of(events, SpeakingFinished)] == [ASK_AGAIN_REPLY]
 
 
 def test_asked_again_twice_running_it_says_so_in_other_words_and_a_clear_question_is_answered(
