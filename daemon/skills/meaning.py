@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import importlib.util
 import itertools
 import json
 import logging
@@ -156,11 +157,19 @@ def examples(seed: int = SEED) -> tuple[tuple[str, SkillCall], ...]:
     return tuple(sorted(found.items()))
 
 
+def _lab_present() -> bool:
+    """Whether the evaluations' data is here: a source checkout has it; the wheel, and so the SD-card image, leaves
+    the lab out (pyproject.toml), and the box then reads by the templates' sentences alone."""
+    return importlib.util.find_spec("daemon.lab") is not None
+
+
 def phrased() -> tuple[tuple[str, SkillCall | None], ...]:
     """What people say to the box, from the tune half of the skills evaluation's phrases (written without looking
     at the templates; daemon/lab/evaluation/skill_phrases.toml), labelled by where each must go: wordings the
     templates' own sentences do not vary enough to reach. A general question among them is an example for the model;
     a command carrying a value is none (read so, "can you leave cooked rice out for 2 hours" set a timer)."""
+    if not _lab_present():
+        return ()
     from daemon.lab.evaluation.skill_phrases import PHRASES, tuned_on
 
     held_out = _held_out()
@@ -192,6 +201,8 @@ def asked() -> dict[str, SkillCall | None]:
     """What people ask a voice box, from the tune half of the answers evaluation's questions
     (daemon/lab/evaluation/answers.toml): one no offline box can know is an example of the offline answer, any other
     an example for the model (a held-out question, even written otherwise, is none)."""
+    if not _lab_present():
+        return {}
     from daemon.lab.evaluation import answers
 
     held_out = _held_out()
@@ -221,12 +232,7 @@ class MeaningRouter:
     def __init__(self, embed: Embedder, kept_in: Sequence[Path], model_id: str) -> None:
         """`kept_in`: where the embedded examples may have been kept before, the first one to keep them in."""
         self._embed = embed
-        self._texts, self._calls, self._vectors = _index(embed, kept_in, model_id)
-        learned = dict(phrased())
-        # NOTE: a command carrying a value is read among the templates' examples alone, as before the evaluations'
-        # phrasings were examples too: "how do you cook rice in 15 minutes" (a general question of theirs) stood
-        # nearest "I'd like a timer of twelve minutes for the rice please" and left it to the model.
-        self._valued_among = np.array([text not in learned for text in self._texts])
+        self._texts, self._calls, self._vectors, self._valued_among = _index(embed, kept_in, model_id)
         # NOTE: one question is routed at its pause, for an early answer and by the turn: embedded once.
         self._read = functools.lru_cache(maxsize=256)(self._nearest_said)
 
@@ -316,17 +322,16 @@ def _digest(model: str) -> str:
         f"{model}|{made_by}|{SEED}|{EXAMPLES_PER_SENTENCE}|{EXPANSIONS_READ}|{sorted(READ)}|{sorted(values.LOOSE_SLOTS)}"
         f"|{FILL}|{FOR_THE_MODEL}"
     )
-    from daemon.lab.evaluation.skill_phrases import PHRASES_FILE
-
     code = Path(intents.__file__).read_bytes() + Path(__file__).read_bytes()  # how they are matched and sampled
-    from daemon.lab.evaluation.answers import QUESTIONS_FILE
-
-    ours += PHRASES_FILE.read_bytes() + QUESTIONS_FILE.read_bytes()  # the phrasings and questions people use
+    if _lab_present():  # the phrasings and questions people use, where they are here
+        evaluation = resources.files("daemon.lab.evaluation")
+        ours += b"".join(evaluation.joinpath(name).read_bytes() for name in ("skill_phrases.toml", "answers.toml"))
     return hashlib.sha256(recipe.encode("utf-8") + ours + code).hexdigest()[:16]
 
 
-Index = tuple[tuple[str, ...], tuple[SkillCall | None, ...], np.ndarray]
-"""The example sentences, their calls, and their embeddings (one row each)."""
+Index = tuple[tuple[str, ...], tuple[SkillCall | None, ...], np.ndarray, np.ndarray]
+"""The example sentences, their calls, their embeddings (one row each), and which a command carrying a value is read
+among (the templates' own)."""
 
 
 def _index(embed: Callable[[Sequence[str]], np.ndarray], kept_in: Sequence[Path], model: str) -> Index:
@@ -340,17 +345,23 @@ def _index(embed: Callable[[Sequence[str]], np.ndarray], kept_in: Sequence[Path]
         try:
             with np.load(path, allow_pickle=False) as saved:
                 texts, calls = tuple(str(t) for t in saved["texts"]), json.loads(str(saved["calls"]))
-                return texts, tuple(SkillCall(*call) if call else None for call in calls), saved["vectors"]
+                called = tuple(SkillCall(*call) if call else None for call in calls)
+                return texts, called, saved["vectors"], saved["valued_among"]
         except (OSError, ValueError, KeyError) as err:
             _LOGGER.warning("the embedded examples in %s are unreadable (%s): making them again", path, err)
-    sampled = examples()
+    sampled, learned_from = examples(), phrased()
     known = {text for text, _ in sampled}
     labelled: list[tuple[str, SkillCall | None]] = [
         *sampled,
         *((text, None) for text in FOR_THE_MODEL),
-        *((text, call) for text, call in phrased() if text not in known),
+        *((text, call) for text, call in learned_from if text not in known),
     ]
     texts = tuple(text for text, _ in labelled)
+    learned = {text for text, _ in learned_from}
+    # NOTE: a command carrying a value is read among the templates' examples alone, as before the evaluations'
+    # phrasings were examples too: "how do you cook rice in 15 minutes" (a general question of theirs) stood
+    # nearest "I'd like a timer of twelve minutes for the rice please" and left it to the model.
+    valued_among = np.array([text not in learned for text in texts])
     vectors = _embedded(embed, texts)
     calls = tuple(call for _, call in labelled)
     said = json.dumps([[c.skill, c.args] if c else None for c in calls])
@@ -359,12 +370,12 @@ def _index(embed: Callable[[Sequence[str]], np.ndarray], kept_in: Sequence[Path]
             path.parent.mkdir(parents=True, exist_ok=True)
             partial = path.with_suffix(".partial")
             with partial.open("wb") as f:
-                np.savez(f, texts=np.array(texts), calls=np.array(said), vectors=vectors)
+                np.savez(f, texts=np.array(texts), calls=np.array(said), vectors=vectors, valued_among=valued_among)
             os.replace(partial, path)
             break
         except OSError as err:  # a read-only or full disk: the next place, else made again at the next start
             _LOGGER.warning("cannot keep the embedded examples in %s: %s", path, err.strerror)
-    return texts, calls, vectors
+    return texts, calls, vectors, valued_among
 
 
 def _embedded(embed: Callable[[Sequence[str]], np.ndarray], texts: Sequence[str]) -> np.ndarray:

@@ -240,3 +240,11 @@ def test_a_suggestion_asked_for_tonight_is_the_models_though_worded_like_a_quest
 ) -> None:
     call = router.route("What should I watch tonight?")
     assert call is None or call.skill != "offline", call
+
+
+def test_without_the_lab_as_on_the_image_the_examples_are_the_templates_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    from daemon.skills import meaning
+
+    # NOTE: the wheel, and so the SD-card image, leaves daemon.lab out: reading by meaning must not need it.
+    monkeypatch.setattr(meaning, "_lab_present", lambda: False)
+    assert meaning.phrased() == () and meaning.asked() == {}
