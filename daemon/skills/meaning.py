@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-import importlib.util
 import itertools
 import json
 import logging
@@ -24,7 +23,7 @@ from typing import Any, Final, Protocol
 
 import numpy as np
 
-from daemon.skills import honest, intents, values
+from daemon.skills import honest, intents, learned, values
 from daemon.skills.call import SkillCall
 
 _LOGGER = logging.getLogger(__name__)
@@ -157,31 +156,32 @@ def examples(seed: int = SEED) -> tuple[tuple[str, SkillCall], ...]:
     return tuple(sorted(found.items()))
 
 
-def _lab_present() -> bool:
-    """Whether the evaluations' data is here: a source checkout has it; the wheel, and so the SD-card image, leaves
-    the lab out (pyproject.toml), and the box then reads by the templates' sentences alone."""
-    return importlib.util.find_spec("daemon.lab") is not None
+def _phrasings() -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """Every phrasing of skill_phrases.toml: its text, the skill it must reach, the arguments it must carry."""
+    for skill, entries in learned.phrasings().items():
+        for entry in entries:
+            match entry:
+                case str(text):
+                    yield text, skill, {}
+                case [str(text), dict(args)]:
+                    yield text, skill, args
 
 
 def phrased() -> tuple[tuple[str, SkillCall | None], ...]:
     """What people say to the box, from the tune half of the skills evaluation's phrases (written without looking
-    at the templates; daemon/lab/evaluation/skill_phrases.toml), labelled by where each must go: wordings the
-    templates' own sentences do not vary enough to reach. A general question among them is an example for the model;
-    a command carrying a value is none (read so, "can you leave cooked rice out for 2 hours" set a timer)."""
-    if not _lab_present():
-        return ()
-    from daemon.lab.evaluation.skill_phrases import PHRASES, tuned_on
-
+    at the templates; daemon/skills/skill_phrases.toml), labelled by where each must go: wordings the templates'
+    own sentences do not vary enough to reach. A general question among them is an example for the model; a
+    command carrying a value is none (read so, "can you leave cooked rice out for 2 hours" set a timer)."""
     held_out = _held_out()
     found: dict[str, SkillCall | None] = {}
-    for phrase in PHRASES:
-        said = intents.normalise(phrase.text)
-        if not tuned_on(phrase.text) or not said or said in held_out:
+    for text, skill, args in _phrasings():
+        said = intents.normalise(text)
+        if not learned.tuned_on(text) or not said or said in held_out:
             continue
-        if phrase.skill == "none":
+        if skill == "none":
             found.setdefault(said, None)
-        elif phrase.skill in READ and set(phrase.args) <= PLAIN_ARGS:
-            found.setdefault(said, SkillCall(phrase.skill, {k: v for k, v in phrase.args.items() if k in PLAIN_ARGS}))
+        elif skill in READ and set(args) <= PLAIN_ARGS:
+            found.setdefault(said, SkillCall(skill, {k: v for k, v in args.items() if k in PLAIN_ARGS}))
     return tuple(sorted({**asked(), **found}.items(), key=lambda item: item[0]))
 
 
@@ -189,29 +189,21 @@ def phrased() -> tuple[tuple[str, SkillCall | None], ...]:
 def _held_out() -> frozenset[str]:
     """Every held-out phrase and question of the evaluations, as read: none is an example, even written otherwise
     ("Stop." and "stop"), so that the held-out halves stay unseen."""
-    from daemon.lab.evaluation import answers
-    from daemon.lab.evaluation.skill_phrases import PHRASES, tuned_on
-
-    phrases = (p.text for p in PHRASES if not tuned_on(p.text))
-    questions = (q.text for q in answers.QUESTIONS if answers.split(q) != "tune")
-    return frozenset(intents.normalise(text) for text in itertools.chain(phrases, questions))
+    texts = itertools.chain((text for text, _, _ in _phrasings()), (text for text, _ in learned.questions()))
+    return frozenset(intents.normalise(text) for text in texts if not learned.tuned_on(text))
 
 
 def asked() -> dict[str, SkillCall | None]:
     """What people ask a voice box, from the tune half of the answers evaluation's questions
-    (daemon/lab/evaluation/answers.toml): one no offline box can know is an example of the offline answer, any other
-    an example for the model (a held-out question, even written otherwise, is none)."""
-    if not _lab_present():
-        return {}
-    from daemon.lab.evaluation import answers
-
+    (daemon/skills/answers.toml): one no offline box can know is an example of the offline answer, any other an
+    example for the model (a held-out question, even written otherwise, is none)."""
     held_out = _held_out()
     found: dict[str, SkillCall | None] = {}
-    for question in answers.QUESTIONS:
-        said = intents.normalise(question.text)
-        if answers.split(question) != "tune" or not said or said in held_out:
+    for text, kind in learned.questions():
+        said = intents.normalise(text)
+        if not learned.tuned_on(text) or not said or said in held_out:
             continue
-        if question.kind == answers.UNKNOWABLE:
+        if kind == learned.UNKNOWABLE:
             found.setdefault(said, SkillCall("offline", {"topic": "personal" if honest.about_me(said) else "moment"}))
         else:
             found.setdefault(said, None)
@@ -323,9 +315,7 @@ def _digest(model: str) -> str:
         f"|{FILL}|{FOR_THE_MODEL}"
     )
     code = Path(intents.__file__).read_bytes() + Path(__file__).read_bytes()  # how they are matched and sampled
-    if _lab_present():  # the phrasings and questions people use, where they are here
-        evaluation = resources.files("daemon.lab.evaluation")
-        ours += b"".join(evaluation.joinpath(name).read_bytes() for name in ("skill_phrases.toml", "answers.toml"))
+    ours += learned.PHRASES_FILE.read_bytes() + learned.QUESTIONS_FILE.read_bytes()  # the phrasings people use
     return hashlib.sha256(recipe.encode("utf-8") + ours + code).hexdigest()[:16]
 
 

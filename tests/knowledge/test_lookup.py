@@ -1,6 +1,6 @@
 """A passage only for a question that names an article, a short one, fast; none about the asker, the box or now.
 
-The questions here are the answer evaluation's tune half (daemon/lab/evaluation/answers.toml) or written apart from
+The questions here are the answer evaluation's tune half (daemon/skills/answers.toml) or written apart from
 it: its held-out half is only measured (daemon/lab/knowledge_eval.py).
 """
 

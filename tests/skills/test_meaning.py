@@ -207,8 +207,9 @@ def test_through_the_box_a_request_read_by_meaning_is_answered_by_its_skill_and_
 
 def test_the_phrasings_read_as_examples_are_the_tune_half_s_never_a_held_out_one() -> None:
     from daemon.lab.evaluation import answers
-    from daemon.lab.evaluation.skill_phrases import PHRASES, tuned_on
+    from daemon.lab.evaluation.skill_phrases import PHRASES
     from daemon.skills.intents import normalise
+    from daemon.skills.learned import tuned_on
     from daemon.skills.meaning import phrased
 
     held_out = {normalise(p.text) for p in PHRASES if not tuned_on(p.text)}
@@ -221,8 +222,9 @@ def test_the_phrasings_read_as_examples_are_the_tune_half_s_never_a_held_out_one
 
 def test_the_answers_tune_half_is_read_as_examples_of_the_offline_answer_and_of_the_models() -> None:
     from daemon.lab.evaluation import answers
-    from daemon.lab.evaluation.skill_phrases import PHRASES, tuned_on
+    from daemon.lab.evaluation.skill_phrases import PHRASES
     from daemon.skills.intents import normalise
+    from daemon.skills.learned import tuned_on
     from daemon.skills.meaning import asked
 
     examples = asked()
@@ -240,11 +242,3 @@ def test_a_suggestion_asked_for_tonight_is_the_models_though_worded_like_a_quest
 ) -> None:
     call = router.route("What should I watch tonight?")
     assert call is None or call.skill != "offline", call
-
-
-def test_without_the_lab_as_on_the_image_the_examples_are_the_templates_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    from daemon.skills import meaning
-
-    # NOTE: the wheel, and so the SD-card image, leaves daemon.lab out: reading by meaning must not need it.
-    monkeypatch.setattr(meaning, "_lab_present", lambda: False)
-    assert meaning.phrased() == () and meaning.asked() == {}

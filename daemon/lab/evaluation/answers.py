@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from daemon.lab.evaluation.metrics import normalize, number_words
+from daemon.skills.learned import QUESTIONS_FILE, tuned_on
 
-QUESTIONS_FILE: Final = Path(__file__).with_name("answers.toml")
 UNKNOWABLE: Final = "unknowable"
 KINDS: Final = (
     "place",
@@ -154,7 +154,7 @@ def _digest(question: Question) -> bytes:
 
 def split(question: Question) -> Split:
     """The question's half, from a stable hash of its text (about half each)."""
-    return "tune" if _digest(question)[0] % 2 == 0 else "held-out"
+    return "tune" if tuned_on(question.text) else "held-out"
 
 
 def quick(questions: Sequence[Question] = QUESTIONS, size: int = QUICK_QUESTIONS) -> tuple[Question, ...]:

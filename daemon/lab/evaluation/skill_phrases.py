@@ -1,4 +1,6 @@
-"""What people say to the box's everyday-skill router, read from skill_phrases.toml beside this module.
+"""What people say to the box's everyday-skill router, read from daemon/skills/skill_phrases.toml.
+
+The box reads its tune half as examples (daemon/skills/learned.py).
 
 The phrases are data (a few hundred sentences, each with the skill it must reach and the arguments it must carry);
 the file says how they were written.
@@ -6,15 +8,14 @@ the file says how they were written.
 
 from __future__ import annotations
 
-import hashlib
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-Arg = str | int | float | bool | tuple[int, ...]
+from daemon.skills.learned import PHRASES_FILE
 
-PHRASES_FILE: Final = Path(__file__).with_name("skill_phrases.toml")
+Arg = str | int | float | bool | tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -55,9 +56,3 @@ def load(path: Path = PHRASES_FILE) -> tuple[Phrase, ...]:
 
 
 PHRASES: Final[tuple[Phrase, ...]] = load()
-
-
-def tuned_on(text: str) -> bool:
-    """Whether a phrase falls in the tune half (a stable hash of its text; about half do): the half anything may be
-    tuned on, the other held out."""
-    return hashlib.sha256(text.encode("utf-8")).digest()[0] % 2 == 0

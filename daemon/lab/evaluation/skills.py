@@ -9,10 +9,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from daemon.lab.evaluation.skill_phrases import PHRASES, Arg, Phrase, tuned_on
+from daemon.lab.evaluation.skill_phrases import PHRASES, Arg, Phrase
 from daemon.lab.evaluation.voices import Voice
 from daemon.ports import AUDIO_RATE_HZ, SpeechToText, Transcript
 from daemon.skills.intents import SkillCall
+from daemon.skills.learned import tuned_on
 from hardware.audio import CHUNK_S
 
 Split = Literal["tune", "held-out"]
