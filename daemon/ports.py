@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Protocol
 
@@ -137,6 +137,10 @@ class GenerationStats:
     cancelled: bool = False
     reference: str = ""
     """The encyclopedia article a passage was read from into the prompt ("" if none was)."""
+    token_logprobs: list[float] = field(default_factory=list)
+    """The natural log of the chance the model gave each answer token it chose, in order."""
+    hedged: bool = False
+    """The answer ended by saying the model was unsure of it (daemon/engines/doubt.py)."""
 
     @property
     def decode_tokens_per_s(self) -> float:

@@ -103,6 +103,10 @@ class LlmConfig:
     """Instructions given before every conversation."""
     max_question_tokens: Annotated[int, Field(ge=16, le=4096)] = 256
     """Longer questions are cut to this many tokens."""
+    hedge_below: Annotated[float, Field(le=0.0)] = -1.5
+    """Say "I'm not sure of that" after an answer with a number or a name the model gave a log-probability below this
+    (-1.5: less than a 22 % chance); -inf never. Chosen on the tune half of `talkbox eval answers` (typed, greedy):
+    12 of its 38 confidently wrong answers hedged, 9 of its 135 right ones (-1.0: 16 and 17; -2.0: 9 and 6)."""
     encyclopedia: bool = False
     """Read the model a short passage from the profile's encyclopedia when a question names one of its articles (off:
     the 1.5B was right on 2 more of 206 held-out questions with it, SmolLM2 on fewer; answers seconds later)."""

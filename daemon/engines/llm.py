@@ -18,6 +18,7 @@ import numpy as np
 from daemon.config import LlmConfig
 from daemon.engines.chat import ChatPrompt, StopFilter, check_room
 from daemon.engines.cores import CORES, DecodeThreads, configure_openmp, thread_counts
+from daemon.engines.doubt import UNSURE, Doubt
 from daemon.engines.history import Conversation, Message, referenced
 from daemon.engines.logits import decode_keeping, logits_of
 from daemon.engines.surprise import TokenScores
@@ -329,6 +330,12 @@ class LlamaModel:
     def _logits(self) -> np.ndarray:
         return logits_of(self._llm).astype(np.float64)
 
+    def _logprob(self, token: int) -> float:
+        """The log-probability the last evaluated position gave `token` (the one just chosen from it)."""
+        logits = logits_of(self._llm)
+        top = float(logits.max())
+        return float(logits[token]) - top - float(np.log(np.exp(logits - top, dtype=np.float64).sum()))
+
     def constrained(self, instruction: str, grammar: str, max_tokens: int) -> str:
         """The greedy reply to `instruction` after the system prompt, held to `grammar`; not remembered."""
         compiled = _grammar(grammar)
@@ -394,6 +401,7 @@ class LlamaModel:
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         answer: list[str] = []
         stops = StopFilter(self._chat.stops)
+        doubt = Doubt(cfg.hedge_below)
         started = time.monotonic()
         first_at = last_at = 0.0
         self._generating = True
@@ -414,7 +422,10 @@ class LlamaModel:
                 if self._chat.is_eog(token):
                     break
                 stats.answer_tokens += 1
-                text, stopped = stops.feed(decoder.decode(self._llm.detokenize([token])))
+                stats.token_logprobs.append(self._logprob(token))
+                said = decoder.decode(self._llm.detokenize([token]))
+                doubt.feed(said, stats.token_logprobs[-1])
+                text, stopped = stops.feed(said)
                 if text:
                     answer.append(text)
                     yield text
@@ -425,6 +436,10 @@ class LlamaModel:
             if not stats.cancelled and (tail := stops.flush()):
                 answer.append(tail)
                 yield tail
+            if not stats.cancelled and doubt.unsure and "".join(answer).strip():
+                # NOTE: not remembered as the answer: in the conversation it would teach the model to hedge too
+                stats.hedged = True
+                yield f" {UNSURE}"
         except (RuntimeError, ValueError) as err:
             raise EngineError("llm-generation-failed", f"the language model failed: {err}") from err
         finally:

@@ -82,7 +82,8 @@ def run_eval_skills(
     from daemon.engines.load import load_llm, load_meaning
     from daemon.lab.evaluation import skills as ev
     from daemon.lab.evaluation.skill_phrases import PHRASES
-    from daemon.skills import honest, intents
+    from daemon.lab.meaning_folds import by_meaning
+    from daemon.skills import intents
     from daemon.skills.tools import ToolCaller
 
     phrases = PHRASES
@@ -98,11 +99,7 @@ def run_eval_skills(
     report: dict[str, Any] = {"templates, word for word": ev.report(as_heard), "templates": ev.report(routed)}
     report["read loosely"] = ev.read_loosely(routed, as_heard)
     if (meaning := load_meaning(config)) is not None:
-
-        def by_meaning(text: str) -> intents.SkillCall | None:
-            return intents.match(text) or meaning.route(text) or honest.of_the_moment(intents.normalise(text))
-
-        report["templates + meaning"] = ev.report(ev.route_all(by_meaning, said))
+        report["templates + meaning"] = ev.report(ev.route_all(by_meaning(meaning), said))
         meaning.close()
     if tool_calls:
         caller = ToolCaller(load_llm(config))

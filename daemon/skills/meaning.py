@@ -30,7 +30,9 @@ _LOGGER = logging.getLogger(__name__)
 
 OFFLINE_LIKENESS: Final = 0.65
 """How alike a question must be to a question only the internet could answer now to get "I can't know that
-offline": chosen on the tune half of `talkbox eval answers` (no knowable question taken from 0.65 up)."""
+offline": chosen by reading each fold of the tune half with the other fold's questions as examples
+(`python -m daemon.lab.meaning_folds`): 0.55 took 165 of 194 unknowable questions (0.65: 147) and 1 of 365 knowable
+and general ones (0.5: 170 and 6)."""
 COMMAND_LIKENESS: Final = 0.8
 """How alike a request must be to a command's template sentence to be that command: the lowest that takes no general
 question of the tune halves of `talkbox eval skills` and `talkbox eval answers` (typed); of the spoken tune half's
@@ -167,41 +169,45 @@ def _phrasings() -> Iterator[tuple[str, str, dict[str, Any]]]:
                     yield text, skill, args
 
 
-def phrased() -> tuple[tuple[str, SkillCall | None], ...]:
+Learned = Callable[[str], bool]
+"""Which phrasings and questions of the evaluations are examples (learned.tuned_on: the tune half)."""
+
+
+def phrased(learn_from: Learned = learned.tuned_on) -> tuple[tuple[str, SkillCall | None], ...]:
     """What people say to the box, from the tune half of the skills evaluation's phrases (written without looking
     at the templates; daemon/skills/skill_phrases.toml), labelled by where each must go: wordings the templates'
     own sentences do not vary enough to reach. A general question among them is an example for the model; a
     command carrying a value is none (read so, "can you leave cooked rice out for 2 hours" set a timer)."""
-    held_out = _held_out()
+    held_out = _held_out(learn_from)
     found: dict[str, SkillCall | None] = {}
     for text, skill, args in _phrasings():
         said = intents.normalise(text)
-        if not learned.tuned_on(text) or not said or said in held_out:
+        if not learn_from(text) or not said or said in held_out:
             continue
         if skill == "none":
             found.setdefault(said, None)
         elif skill in READ and set(args) <= PLAIN_ARGS:
             found.setdefault(said, SkillCall(skill, {k: v for k, v in args.items() if k in PLAIN_ARGS}))
-    return tuple(sorted({**asked(), **found}.items(), key=lambda item: item[0]))
+    return tuple(sorted({**asked(learn_from), **found}.items(), key=lambda item: item[0]))
 
 
 @functools.cache
-def _held_out() -> frozenset[str]:
+def _held_out(learn_from: Learned) -> frozenset[str]:
     """Every held-out phrase and question of the evaluations, as read: none is an example, even written otherwise
     ("Stop." and "stop"), so that the held-out halves stay unseen."""
     texts = itertools.chain((text for text, _, _ in _phrasings()), (text for text, _ in learned.questions()))
-    return frozenset(intents.normalise(text) for text in texts if not learned.tuned_on(text))
+    return frozenset(intents.normalise(text) for text in texts if not learn_from(text))
 
 
-def asked() -> dict[str, SkillCall | None]:
+def asked(learn_from: Learned = learned.tuned_on) -> dict[str, SkillCall | None]:
     """What people ask a voice box, from the tune half of the answers evaluation's questions
     (daemon/skills/answers.toml): one no offline box can know is an example of the offline answer, any other an
     example for the model (a held-out question, even written otherwise, is none)."""
-    held_out = _held_out()
+    held_out = _held_out(learn_from)
     found: dict[str, SkillCall | None] = {}
     for text, kind in learned.questions():
         said = intents.normalise(text)
-        if not learned.tuned_on(text) or not said or said in held_out:
+        if not learn_from(text) or not said or said in held_out:
             continue
         if kind == learned.UNKNOWABLE:
             found.setdefault(said, SkillCall("offline", {"topic": "personal" if honest.about_me(said) else "moment"}))
@@ -221,10 +227,14 @@ def _expansions(sample: Callable[..., Iterable[str]], sentence: object, lists: o
 class MeaningRouter:
     """Reads a request by meaning: the nearest template sentence, taken when it is alike enough."""
 
-    def __init__(self, embed: Embedder, kept_in: Sequence[Path], model_id: str) -> None:
-        """`kept_in`: where the embedded examples may have been kept before, the first one to keep them in."""
+    def __init__(
+        self, embed: Embedder, kept_in: Sequence[Path], model_id: str, learn_from: Learned = learned.tuned_on
+    ) -> None:
+        """`kept_in`: where the embedded examples may have been kept before, the first one to keep them in;
+        `model_id` names them (another `learn_from` needs another name)."""
         self._embed = embed
-        self._texts, self._calls, self._vectors, self._valued_among = _index(embed, kept_in, model_id)
+        self._texts, self._calls, self._vectors, self._valued_among = _index(embed, kept_in, model_id, learn_from)
+        self.offline_likeness = OFFLINE_LIKENESS
         # NOTE: one question is routed at its pause, for an early answer and by the turn: embedded once.
         self._read = functools.lru_cache(maxsize=256)(self._nearest_said)
 
@@ -253,7 +263,7 @@ class MeaningRouter:
         if reading is None or reading.call is None:
             return None
         offline = reading.call.skill == "offline"
-        if reading.likeness < _likeness_needed(reading.call.skill):
+        if reading.likeness < self._likeness_needed(reading.call.skill):
             return None
         if offline and not honest.is_now(intents.normalise(text)):
             return None  # NOTE: as for the templates: "when do shops usually close" is a custom, not a question of now
@@ -286,6 +296,12 @@ class MeaningRouter:
         _LOGGER.debug("read %r by meaning as %r (%.2f): to be asked about", text, reading.example, reading.likeness)
         return dataclasses.replace(call, read_as=values.asked(call), by_meaning=True, unsure=True)
 
+    def _likeness_needed(self, skill: str) -> float:
+        """How alike a request must be to an example of `skill` to be read as it."""
+        if skill == "offline":
+            return self.offline_likeness
+        return ANSWER_LIKENESS if skill in ANSWERING else COMMAND_LIKENESS
+
     def close(self) -> None:
         """Free the model."""
         self._embed.close()
@@ -294,13 +310,6 @@ class MeaningRouter:
     def size(self) -> int:
         """How many template sentences it compares with."""
         return len(self._texts)
-
-
-def _likeness_needed(skill: str) -> float:
-    """How alike a request must be to an example of `skill` to be read as it."""
-    if skill == "offline":
-        return OFFLINE_LIKENESS
-    return ANSWER_LIKENESS if skill in ANSWERING else COMMAND_LIKENESS
 
 
 def _digest(model: str) -> str:
@@ -324,7 +333,9 @@ Index = tuple[tuple[str, ...], tuple[SkillCall | None, ...], np.ndarray, np.ndar
 among (the templates' own)."""
 
 
-def _index(embed: Callable[[Sequence[str]], np.ndarray], kept_in: Sequence[Path], model: str) -> Index:
+def _index(
+    embed: Callable[[Sequence[str]], np.ndarray], kept_in: Sequence[Path], model: str, learn_from: Learned
+) -> Index:
     """The labelled, embedded examples: from the first of `kept_in` that holds them made the same way before
     (making them takes ~30 s here: ~16 s to sample and label, ~12 s to embed), else made and kept in the first of
     `kept_in` that can be written."""
@@ -339,7 +350,7 @@ def _index(embed: Callable[[Sequence[str]], np.ndarray], kept_in: Sequence[Path]
                 return texts, called, saved["vectors"], saved["valued_among"]
         except (OSError, ValueError, KeyError) as err:
             _LOGGER.warning("the embedded examples in %s are unreadable (%s): making them again", path, err)
-    sampled, learned_from = examples(), phrased()
+    sampled, learned_from = examples(), phrased(learn_from)
     known = {text for text, _ in sampled}
     labelled: list[tuple[str, SkillCall | None]] = [
         *sampled,

@@ -9,6 +9,7 @@ import pytest
 
 from daemon.config import LlmConfig
 from daemon.engines.chat import check_room_of
+from daemon.engines.doubt import UNSURE
 from daemon.engines.llm import READ_AHEAD_P_END, LlamaModel
 from daemon.errors import ConfigError
 from daemon.modelstore.gguf import read_header
@@ -25,6 +26,16 @@ def test_answers_a_plain_question_in_its_own_chat_template(llm) -> None:  # type
     assert len(pieces) >= 3  # streamed, not delivered at once
     assert "<|im_" not in answer  # the template's special tokens never leak into speech
     assert llm.stats.answer_tokens >= len(pieces) - 1 and llm.stats.decode_tokens_per_s > 0
+    assert len(llm.stats.token_logprobs) == llm.stats.answer_tokens
+    assert all(lp <= 0.0 for lp in llm.stats.token_logprobs)
+    assert not llm.stats.hedged and UNSURE not in answer  # it knows Paris
+
+
+def test_an_answer_whose_number_the_model_made_up_says_it_is_unsure(llm) -> None:  # type: ignore[no-untyped-def]
+    llm.conversation.forget()
+    answer = "".join(llm.respond("How much is a share of Apple stock today?"))
+    assert llm.stats.hedged and answer.rstrip().endswith(UNSURE)
+    assert UNSURE not in llm.conversation.exchanges()[-1].answer  # not taught to the model as its own words
 
 
 def test_follow_up_uses_the_conversation(llm) -> None:  # type: ignore[no-untyped-def]

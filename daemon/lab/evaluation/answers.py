@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from daemon.engines.doubt import UNSURE
 from daemon.lab.evaluation.metrics import normalize, number_words
 from daemon.skills.learned import QUESTIONS_FILE, tuned_on
 
@@ -250,11 +251,14 @@ def _share(rows: Sequence[Answered], test: Callable[[Verdict], bool]) -> float:
 
 
 def targets(rows: Sequence[Answered]) -> dict[str, float]:
-    """Knowable questions answered right; unknowable ones answered honestly, and confidently wrong."""
+    """Knowable questions answered right (and of those, said to be unsure); unknowable ones answered honestly, and
+    confidently wrong."""
     knowable = [r for r in rows if not r.question.honest]
     unknowable = [r for r in rows if r.question.honest]
+    right = [r for r in knowable if r.verdict.outcome == "right"]
     return {
         "right": _share(knowable, lambda v: v.outcome == "right"),
+        "right_hedged": round(sum(UNSURE in r.answer for r in right) / len(right), 3) if right else 0.0,
         "knowable": len(knowable),
         "unknowable_honest": _share(unknowable, lambda v: v.outcome == "honest"),
         "unknowable_confident_wrong": _share(unknowable, lambda v: v.confident),
@@ -299,7 +303,8 @@ def _cells(tallies: dict[str, float] | None) -> str:
 
 def _target_line(name: str, t: dict[str, float]) -> str:
     return (
-        f"{name:<40} right {t['right']:6.1%} of {t['knowable']:<4} unknowable: honest {t['unknowable_honest']:6.1%}, "
+        f"{name:<40} right {t['right']:6.1%} of {t['knowable']:<4} (hedged {t['right_hedged']:5.1%}) "
+        f"unknowable: honest {t['unknowable_honest']:6.1%}, "
         f"confidently wrong {t['unknowable_confident_wrong']:6.1%} of {t['unknowable']}"
     )
 

@@ -1,0 +1,39 @@
+"""The model's doubt about what it claims: a number or a name it gave little chance as it said it.
+
+A wrong answer from the 1.5B is as fluent as a right one, but the tokens that carry its claim (a year, a price, a
+name) are often ones it was unsure of; the box then says so after the answer, so that the listener knows which
+answers to check.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+UNSURE: Final = "I'm not sure of that, though."
+"""Said after an answer the model was unsure of."""
+_DIGIT: Final = re.compile(r"\d")
+_SENTENCE_END: Final = (".", "!", "?", ":")
+
+
+class Doubt:
+    """Follows one answer token by token: whether a claim in it was one the model gave little chance."""
+
+    def __init__(self, below: float) -> None:
+        """`below`: a claim's log-probability under which the answer is doubted (llm.hedge_below)."""
+        self._below = below
+        self._sentence_start = True
+        self.unsure = False
+        """A claim so far fell below the line."""
+
+    def feed(self, text: str, logprob: float) -> None:
+        """One generated token's text and the log-probability the model gave it."""
+        word = text.strip()
+        if not word:
+            return
+        # NOTE: a claim is a number or a name (capitalised within a sentence): the words around it are phrasing,
+        # where a right answer is as often unsure as a wrong one ("The capital ... is" vs "Its capital is").
+        claim = bool(_DIGIT.search(word)) or (word[0].isupper() and not self._sentence_start and word != "I")
+        if claim and logprob < self._below:
+            self.unsure = True
+        self._sentence_start = word.endswith(_SENTENCE_END)

@@ -1,0 +1,34 @@
+"""The model's doubt about an answer: only its numbers and names count, and only below the line."""
+
+from __future__ import annotations
+
+from daemon.engines.doubt import Doubt
+
+
+def _fed(tokens: list[tuple[str, float]], below: float = -1.5) -> bool:
+    doubt = Doubt(below)
+    for text, logprob in tokens:
+        doubt.feed(text, logprob)
+    return doubt.unsure
+
+
+def test_a_number_the_model_gave_little_chance_is_doubted() -> None:
+    price = [("The", -0.98), (" current", -0.69), (" price", -0.3), (" is", -0.1), (" $", -0.89), ("1", -0.2),
+             ("5", -1.82), ("0", -1.19), (".", -0.01)]  # fmt: skip
+    assert _fed(price)
+    assert not _fed(price, below=-2.0)
+
+
+def test_a_name_within_a_sentence_is_a_claim_but_its_first_word_is_not() -> None:
+    assert _fed([("The", -0.1), (" song", -0.2), (" is", -0.1), (' "', -0.3), ("Imagine", -2.83), ('"', -0.1)])
+    assert not _fed([("Sure", -2.5), ("!", -0.1), (" It", -2.2), (" is", -0.1), (" here", -0.3), (".", -0.1)])
+    assert not _fed([("Well", -0.1), (",", -0.1), (" I", -3.0), (" think", -0.2), (" so", -0.1), (".", -0.1)])
+
+
+def test_plain_words_the_model_was_unsure_of_are_phrasing_not_doubt() -> None:
+    assert not _fed([("Stars", -0.1), (" twinkle", -0.1), (" because", -0.2), (" they", -0.98), (" are", -1.19),
+                     (" constantly", -1.51), (" moving", -0.66), (".", -1.31)])  # fmt: skip
+
+
+def test_never_doubts_at_minus_infinity() -> None:
+    assert not _fed([("In", -0.1), (" 1", -9.0), ("9", -9.0), ("5", -9.0), ("2", -9.0)], below=float("-inf"))
