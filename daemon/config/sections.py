@@ -105,8 +105,9 @@ class LlmConfig:
     """Longer questions are cut to this many tokens."""
     hedge_below: Annotated[float, Field(le=0.0)] = -1.5
     """Say "I'm not sure of that" after an answer with a number or a name the model gave a log-probability below this
-    (-1.5: less than a 22 % chance); -inf never. Chosen on the tune half of `talkbox eval answers` (typed, greedy):
-    12 of its 38 confidently wrong answers hedged, 9 of its 135 right ones (-1.0: 16 and 17; -2.0: 9 and 6)."""
+    (-1.5: less than a 22 % chance); -inf never. Chosen on the tune half of `talkbox eval answers` (typed, greedy;
+    `python -m daemon.lab.doubt_eval`): 11 of its 38 confidently wrong answers hedged, 4 of its 135 right ones (-1.0:
+    15 and 9; -2.0: 8 and 3)."""
     encyclopedia: bool = False
     """Read the model a short passage from the profile's encyclopedia when a question names one of its articles (off:
     the 1.5B was right on 2 more of 206 held-out questions with it, SmolLM2 on fewer; answers seconds later)."""

@@ -401,7 +401,7 @@ class LlamaModel:
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         answer: list[str] = []
         stops = StopFilter(self._chat.stops)
-        doubt = Doubt(cfg.hedge_below)
+        doubt = Doubt(cfg.hedge_below, question)
         started = time.monotonic()
         first_at = last_at = 0.0
         self._generating = True

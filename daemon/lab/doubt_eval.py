@@ -35,7 +35,7 @@ class Doubted:
 
     def hedged(self, below: float) -> bool:
         """Whether the box would say it is unsure of this answer at `below`."""
-        doubt = Doubt(below)
+        doubt = Doubt(below, self.question.text)
         for piece, logprob in zip(self.pieces, self.logprobs, strict=False):
             doubt.feed(piece, logprob)
         return doubt.unsure

@@ -30,9 +30,10 @@ _LOGGER = logging.getLogger(__name__)
 
 OFFLINE_LIKENESS: Final = 0.65
 """How alike a question must be to a question only the internet could answer now to get "I can't know that
-offline": chosen by reading each fold of the tune half with the other fold's questions as examples
-(`python -m daemon.lab.meaning_folds`): 0.55 took 165 of 194 unknowable questions (0.65: 147) and 1 of 365 knowable
-and general ones (0.5: 170 and 6)."""
+offline": chosen on the tune half of `talkbox eval answers` (no knowable question taken from 0.65 up). Read fold
+against fold within the tune half (`python -m daemon.lab.meaning_folds`), 0.55 took 166 of 194 unknowable questions
+(0.65: 147) and 1 of 366 knowable and general ones; but with the whole tune half as examples it took 12 of the 404
+held-out knowable and general ones (0.65: 3), so 0.65 stays (docs/answers.md)."""
 COMMAND_LIKENESS: Final = 0.8
 """How alike a request must be to a command's template sentence to be that command: the lowest that takes no general
 question of the tune halves of `talkbox eval skills` and `talkbox eval answers` (typed); of the spoken tune half's

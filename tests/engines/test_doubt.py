@@ -32,3 +32,17 @@ def test_plain_words_the_model_was_unsure_of_are_phrasing_not_doubt() -> None:
 
 def test_never_doubts_at_minus_infinity() -> None:
     assert not _fed([("In", -0.1), (" 1", -9.0), ("9", -9.0), ("5", -9.0), ("2", -9.0)], below=float("-inf"))
+
+
+def test_a_name_picked_for_a_suggestion_is_a_choice_not_a_doubtful_claim() -> None:
+    game = [("I", -0.1), (" suggest", -0.2), (" Monopoly", -2.4), (" or", -0.1), (" Clue", -1.9), (".", -0.1)]
+    asked = ("What game should we play at my party tonight?", "Suggest a film.", "What's a good name for a cat?")
+    for question in asked:
+        doubt = Doubt(-1.5, question)
+        for text, logprob in game:
+            doubt.feed(text, logprob)
+        assert not doubt.unsure, question
+    doubt = Doubt(-1.5, "Who invented the telephone?")
+    for text, logprob in game:
+        doubt.feed(text, logprob)
+    assert doubt.unsure
