@@ -21,7 +21,7 @@ from daemon.engines.cores import CORES, DecodeThreads, configure_openmp, thread_
 from daemon.engines.doubt import UNSURE, Doubt
 from daemon.engines.history import Conversation, Message, referenced
 from daemon.engines.logits import decode_keeping, logits_of
-from daemon.engines.surprise import TokenScores
+from daemon.engines.surprise import TokenScores, log_softmax_at
 from daemon.errors import EngineError, ModelError
 from daemon.knowledge.lookup import Knowledge
 from daemon.ports import FittedQuestion, GenerationStats
@@ -330,12 +330,6 @@ class LlamaModel:
     def _logits(self) -> np.ndarray:
         return logits_of(self._llm).astype(np.float64)
 
-    def _logprob(self, token: int) -> float:
-        """The log-probability the last evaluated position gave `token` (the one just chosen from it)."""
-        logits = logits_of(self._llm)
-        top = float(logits.max())
-        return float(logits[token]) - top - float(np.log(np.exp(logits - top, dtype=np.float64).sum()))
-
     def constrained(self, instruction: str, grammar: str, max_tokens: int) -> str:
         """The greedy reply to `instruction` after the system prompt, held to `grammar`; not remembered."""
         compiled = _grammar(grammar)
@@ -422,9 +416,10 @@ class LlamaModel:
                 if self._chat.is_eog(token):
                     break
                 stats.answer_tokens += 1
-                stats.token_logprobs.append(self._logprob(token))
+                chance = log_softmax_at(logits_of(self._llm), token)  # the row the token was just chosen from
+                stats.token_logprobs.append(chance)
                 said = decoder.decode(self._llm.detokenize([token]))
-                doubt.feed(said, stats.token_logprobs[-1])
+                doubt.feed(said, chance)
                 text, stopped = stops.feed(said)
                 if text:
                     answer.append(text)
