@@ -188,9 +188,10 @@ class LanguageModel(Protocol):
         """Evaluate the system prompt now, so the next question only pays for its own tokens."""
         ...
 
-    def prefill(self, question: str) -> float:
+    def prefill(self, question: str, give_way: bool = False) -> float:
         """Evaluate the prompt up to the end of `question` (words heard so far) into the cache, so the answer only
-        pays for what changes; returns the model's probability that the user's turn ends there."""
+        pays for what changes; returns the model's probability that the user's turn ends there. `give_way`: stop
+        early (returning 0.0) for another prefill's words waiting for the model."""
         ...
 
     def surprise(self, question: str) -> float | None:

@@ -181,7 +181,7 @@ class ScriptedModel:
     def warm_up(self) -> None:
         """Nothing to evaluate."""
 
-    def prefill(self, question: str) -> float:
+    def prefill(self, question: str, give_way: bool = False) -> float:
         """Note the words; the fixed probability that the turn ends there."""
         self.prefilled.append(question)
         return self._p_end

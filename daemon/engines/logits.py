@@ -15,14 +15,22 @@ def logits_of(llm: Any, i: int = -1) -> np.ndarray:
     return np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, i), shape=(llm.n_vocab(),))
 
 
-def decode_keeping(llm: Any, tokens: list[int], keep: Callable[[int], bool]) -> dict[int, np.ndarray]:
-    """Evaluate `tokens` after the cached ones (in batches of the context's size), keeping the logits after each
-    position `keep` says (and the last); copies of those rows, by position in `tokens`."""
+def decode_keeping(
+    llm: Any, tokens: list[int], keep: Callable[[int], bool], give_way: Callable[[], bool] | None = None, piece: int = 0
+) -> dict[int, np.ndarray]:
+    """Evaluate `tokens` after the cached ones (in batches of the context's size, or of `piece`), keeping the logits
+    after each position `keep` says (and the last); copies of those rows, by position in `tokens`.
+
+    With `give_way`, asked before each batch: True stops there, with `llm.n_tokens` where the evaluation got to.
+    """
     start = llm.n_tokens
     llm._ctx.kv_cache_seq_rm(-1, start, -1)
     rows: dict[int, np.ndarray] = {}
-    for first in range(0, len(tokens), llm.n_batch):
-        batch = tokens[first : first + llm.n_batch]
+    step = min(piece, llm.n_batch) if piece > 0 else llm.n_batch
+    for first in range(0, len(tokens), step):
+        if give_way is not None and give_way():
+            break
+        batch = tokens[first : first + step]
         llm._batch.set_batch(batch=batch, n_past=start + first, logits_all=False)
         kept = [j for j in range(len(batch)) if keep(first + j) or first + j == len(tokens) - 1]
         for j in kept:

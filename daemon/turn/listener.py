@@ -4,6 +4,7 @@ voice activity detection, the endpoint and speech-to-text. It decides nothing ab
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import math
 import time
@@ -222,9 +223,9 @@ class Listener:
         return u
 
     def judged_words(self, u: Utterance, pause: int) -> str | None:
-        """The words judged finished at pause number `pause`, if they were; None otherwise."""
+        """The words heard at pause number `pause` to judge it, unless judged unfinished; None if not judged yet."""
         judged = u.judged
-        if judged is not None and judged[0] == pause and u.endpointer.judgement and judged[1].strip():
+        if judged is not None and judged[0] == pause and u.endpointer.judgement is not False and judged[1].strip():
             return judged[1]
         return None
 
@@ -232,8 +233,9 @@ class Listener:
         """What the user said before pause number `pause` (on the STT thread, in order with the audio)."""
         assert self._loop is not None and self._stt_pool is not None
         if (judged := self.judged_words(u, pause)) is not None:
-            # NOTE: judged finished: the answer starts on these words now, while the final pass hears them again
-            # on the STT thread (a core of its own); the keeper keeps the answer only if the words stay the same.
+            # NOTE: judged finished or unclear: the answer starts on these words now, while the final pass hears them
+            # again on the STT thread (a core of its own); the keeper keeps the answer only if the words stay the
+            # same. Waiting for the final pass held the answer to "How do vaccines work?" (unclear) up by 0.16 s.
             return judged
 
         def work() -> str:
@@ -304,7 +306,10 @@ class Listener:
             if not f.cancelled() and (err := f.exception()) is not None:
                 _LOGGER.debug("prefill failed: %s", err)
 
-        self._loop.run_in_executor(self._llm_pool, prefill, text).add_done_callback(done)
+        # NOTE: giving way: the pause's words, waiting to be judged, are newer than any partial's.
+        self._loop.run_in_executor(self._llm_pool, functools.partial(prefill, text, give_way=True)).add_done_callback(
+            done
+        )
 
     async def surprise(self, text: str) -> float | None:
         """The model's mean log-probability per token of `text` where it would be asked (LanguageModel.surprise), on
@@ -332,8 +337,7 @@ class Listener:
             # transcript, while the pause goes on.
             text = u.stream.settle()
             complete = judge(text) if text.strip() else None
-            u.judged = (pause, text)
-            self._call(lambda: self._judged(u, pause, complete))
+            self._call(lambda: self._judged(u, pause, text, complete))
             # NOTE: the stream keeps this final pass: when nothing follows the pause, `finish` returns it at once.
             u.stream.settle(final=True)
             return text, complete
@@ -346,14 +350,16 @@ class Listener:
 
         self._loop.run_in_executor(self._stt_pool, work).add_done_callback(judged)
 
-    def _judged(self, u: Utterance, pause: int, complete: bool | None) -> None:
-        """Record the judgement of a pause (on the loop); a finished question's answer starts at once."""
+    def _judged(self, u: Utterance, pause: int, text: str, complete: bool | None) -> None:
+        """Record the words and judgement of a pause (on the loop, together); a finished question's answer starts at
+        once."""
+        u.judged = (pause, text)
         u.endpointer.judge(pause, complete)
         # NOTE: not at the next frame: the question judged finished often ends at that very frame, and the answer
         # would then wait for the final pass (0.1-0.2 s) before it starts.
         if self._utterance is not u:
             return
-        if complete and u.speculated_pause == pause == u.endpointer.pauses:
+        if complete is not False and u.speculated_pause == pause == u.endpointer.pauses:
             # NOTE: an answer asked for at this pause before the judgement came (0.5 s before the unclear wait) is
             # still waiting for the final pass's words: the judged words start it now instead (the 1.5B's judge took
             # 0.5-0.8 s here while the model read the words of a partial).

@@ -194,3 +194,23 @@ def test_the_words_prefilled_at_the_pauses_are_scored_as_if_read_at_once(llm) ->
     assert revised != pytest.approx(at_once, abs=1e-6)
     assert "Lima" in "".join(llm.respond(question))  # the cache left by scoring answers as ever
     llm.conversation.forget()
+
+
+def test_a_partials_words_give_way_to_the_pauses_words(llm) -> None:  # type: ignore[no-untyped-def]
+    question = "What is the capital of Peru?"
+    llm.conversation.forget()
+    llm.warm_up()
+    alone = llm.prefill(question)
+    llm.warm_up()
+    # A partial long enough to take seconds to read (a 1.5B reads ~10-20 tokens/s here), overtaken by the pause.
+    partial = "What is the capital of Peru " + " ".join(["and the largest city of each of its regions"] * 8)
+    gave: list[float] = []
+    reading = threading.Thread(target=lambda: gave.append(llm.prefill(partial, give_way=True)))
+    reading.start()
+    threading.Event().wait(0.3)  # the partial is being read when the pause's words come
+    judged = llm.prefill(question)
+    reading.join()
+    assert gave == [0.0]  # it stopped between two pieces: not judged
+    assert judged == pytest.approx(alone, abs=1e-3)
+    assert "Lima" in "".join(llm.respond(question))
+    llm.conversation.forget()

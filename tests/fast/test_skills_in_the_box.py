@@ -439,11 +439,11 @@ class SlowJudge(ScriptedModel):
         super().__init__(answers=ANSWERS)
         self._ready = ready
 
-    def prefill(self, question: str) -> float:
+    def prefill(self, question: str, give_way: bool = False) -> float:
         """P(end), once `ready` (at once for the listener's own prefill of a partial)."""
         if threading.current_thread().name.startswith("stt"):
             self._ready.wait(WAIT_S)
-        return super().prefill(question)
+        return super().prefill(question, give_way)
 
 
 def test_an_answer_asked_for_before_the_judgement_came_starts_on_the_judged_words_not_after_the_final_pass(
@@ -474,6 +474,33 @@ def test_an_answer_asked_for_before_the_judgement_came_starts_on_the_judged_word
     assert hearing.spoken_before_final_pass[0]  # begun on the words judged, while the final pass still ran
     assert of(events, AnswerKept) and model.asked == [QUESTION]
     assert [e.spoken for e in of(events, SpeakingFinished)] == [ANSWER]
+
+
+def test_an_answer_to_words_judged_unclear_starts_on_the_judged_words_not_after_the_final_pass(
+    tmp_path: Path,
+) -> None:
+    # Four words, punctuated: the judge cannot tell a whole question from half of one, so the pause waits the
+    # unclear 1.0 s; the answer asked for 0.5 s before that starts on the words heard to judge it.
+    question, answer = "Why do leaves fall?", "Trees shed them in autumn."
+    model = ScriptedModel(answers={question: answer})
+    recogniser = ScriptedRecogniser(punctuates=True)
+    events: list[Event] = []
+    hearing = SlowSecondHearing(recogniser, question, lambda: bool(of(events, AnswerStartedEarly)), wait_s=1.0)
+    engines = dataclasses.replace(stand_in_engines(model, recogniser, ToneVoice()), stt=hearing)
+    config = dataclasses.replace(box_config(tmp_path), listen=dataclasses.replace(QUICK, trailing_silence_s=1.0))
+    box = AssembledBox(config, engines, tmp_path)
+    events = box.events
+    recogniser.will_hear(question)
+    mic = ScriptedMic(speed=SPEED)
+    mic.say(silence(0.3))
+    mic.say(wake_marker())
+    mic.say(voice(len(question.split())))
+    mic.say(silence(2.0))
+    box.hear_one_turn(mic)
+    assert [e.complete for e in of(events, EndJudged)] == [None]
+    assert hearing.spoken_before_final_pass[0]  # begun on the words judged, while the final pass still ran
+    assert of(events, AnswerKept) and model.asked == [question]
+    assert [e.spoken for e in of(events, SpeakingFinished)] == [answer]
 
 
 def test_a_pause_judged_finished_ends_the_question_when_the_judgement_comes_not_at_the_next_delivery(
