@@ -141,6 +141,10 @@ class GenerationStats:
     """The natural log of the chance the model gave each answer token it chose, in order."""
     hedged: bool = False
     """The answer ended by saying the model was unsure of it (daemon/engines/doubt.py)."""
+    apology_chance: float = 0.0
+    """The chance the model gave opening with an apology, before its first word (daemon/engines/doubt.py)."""
+    apologised: bool = False
+    """The answer was made to open with the apology the model considered (daemon/engines/doubt.py)."""
 
     @property
     def decode_tokens_per_s(self) -> float:

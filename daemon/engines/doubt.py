@@ -1,14 +1,19 @@
-"""The model's doubt about what it claims: a number or a name it gave little chance as it said it.
+"""The model's doubt: about what it claims (a number or a name it gave little chance as it said it), and about
+answering at all (an apology it considered before its first word).
 
 A wrong answer from the 1.5B is as fluent as a right one, but the tokens that carry its claim (a year, a price, a
 name) are often ones it was unsure of; the box then says so after the answer, so that the listener knows which
-answers to check.
+answers to check. Asked what no offline box can know ("Who won the Formula One race this weekend?"), it often
+answers with a guess, yet gives its first word being an apology a chance it never gives a question it can answer.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Final
+
+import numpy as np
 
 UNSURE: Final = "I'm not sure of that, though."
 """Said after an answer the model was unsure of."""
@@ -23,13 +28,18 @@ answers, so a name it picks is not a claim it doubts ("I suggest Monopoly or Clu
 _SENTENCE_END: Final = (".", "!", "?", ":")
 
 
+def asks_for_a_choice(question: str) -> bool:
+    """Whether `question` asks for a suggestion, a name or a joke: any of many answers would do."""
+    return _CHOICE.search(question.lower()) is not None
+
+
 class Doubt:
     """Follows one answer token by token: whether a claim in it was one the model gave little chance."""
 
     def __init__(self, below: float, question: str = "") -> None:
         """`below`: a claim's log-probability under which the answer is doubted (llm.hedge_below); a `question`
         asking for a choice is never doubted."""
-        self._below = below if _CHOICE.search(question.lower()) is None else float("-inf")
+        self._below = below if not asks_for_a_choice(question) else float("-inf")
         self._sentence_start = True
         self.unsure = False
         """A claim so far fell below the line."""
@@ -45,3 +55,43 @@ class Doubt:
         if claim and logprob < self._below:
             self.unsure = True
         self._sentence_start = word.endswith(_SENTENCE_END)
+
+
+APOLOGIES: Final = ("Sorry", "Unfortunately")
+"""Words an answer opens with when the model would rather not answer (their first tokens are weighed)."""
+
+
+class Apology:
+    """A llama-cpp-python logits processor: the answer opens with the model's likelier apology when, before its first
+    word, the model gave the apologies together at least `above` chance (a question asking for a choice never)."""
+
+    def __init__(self, starts: Sequence[int], above: float, question: str = "") -> None:
+        self._starts = np.asarray(starts, dtype=np.intp)
+        self._above = above if not asks_for_a_choice(question) else float("inf")
+        self._first = True
+        self.chance = 0.0
+        """The chance the model gave the apologies before its first word."""
+        self.taken = False
+        """The answer was made to open with an apology."""
+
+    def over(self, text: str) -> bool:
+        """Whether an answer made to apologise is over with this piece of it: at the end of its first sentence."""
+        # NOTE: what followed was as often a guess as advice ("Unfortunately, I don't have real-time information
+        # about the latest Formula One race results. The winner of this weekend's race was ...").
+        return self.taken and text.rstrip().endswith((".", "!", "?"))
+
+    def __call__(self, _input_ids: np.ndarray, scores: np.ndarray) -> np.ndarray:
+        """The first token's logits, with the apology made certain if it is taken; later ones as they are."""
+        if not self._first or not len(self._starts):
+            return scores
+        self._first = False
+        logits = scores.astype(np.float64)
+        weights = np.exp(logits - logits.max())
+        self.chance = float(weights[self._starts].sum() / weights.sum())
+        if self.chance < self._above:
+            return scores
+        self.taken = True
+        chosen = scores.copy()
+        best = self._starts[int(np.argmax(logits[self._starts]))]
+        chosen[best] = scores.max() + 50.0  # NOTE: certain under any temperature, and the rest left as it was
+        return chosen

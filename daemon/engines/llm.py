@@ -18,7 +18,7 @@ import numpy as np
 from daemon.config import LlmConfig
 from daemon.engines.chat import ChatPrompt, StopFilter, check_room
 from daemon.engines.cores import CORES, DecodeThreads, configure_openmp, thread_counts
-from daemon.engines.doubt import UNSURE, Doubt
+from daemon.engines.doubt import APOLOGIES, UNSURE, Apology, Doubt
 from daemon.engines.history import Conversation, Message, referenced
 from daemon.engines.logits import decode_keeping, logits_of
 from daemon.engines.surprise import TokenScores, log_softmax_at
@@ -83,6 +83,7 @@ class LlamaModel:
             raise ModelError("llm-model-corrupt", f"llama.cpp could not load {model_path}: {err}") from err
         self.load_s = time.monotonic() - started
         self._chat = ChatPrompt(self._llm, model_path.name)
+        self._apologies = [self._llm.tokenize(word.encode(), add_bos=False, special=False)[0] for word in APOLOGIES]
         decode, batch = self._threads
         every = max(os.cpu_count() or 1, decode) if config.every_core_when_free else decode
         # NOTE: prompt evaluation too gives way while the recogniser works: on both cores beside it, 5 tokens of a
@@ -394,6 +395,8 @@ class LlamaModel:
             yield from self._respond_locked(fitted.text, cancel or threading.Event())
 
     def _respond_locked(self, question: str, cancel: threading.Event) -> Iterator[str]:
+        import llama_cpp
+
         cfg = self._config
         budget = cfg.context_tokens - cfg.max_answer_tokens
         with self.conversation.lock:
@@ -413,13 +416,21 @@ class LlamaModel:
         answer: list[str] = []
         stops = StopFilter(self._chat.stops)
         doubt = Doubt(cfg.hedge_below, question)
+        apology = Apology(self._apologies, cfg.apologise_above, question)
+        processors = llama_cpp.LogitsProcessorList([apology])
         started = time.monotonic()
         first_at = last_at = 0.0
         self._generating = True
         try:
             self._cores.choose()
             generated = self._llm.generate(
-                tokens, temp=cfg.temperature, top_p=cfg.top_p, top_k=40, min_p=0.05, repeat_penalty=cfg.repeat_penalty
+                tokens,
+                temp=cfg.temperature,
+                top_p=cfg.top_p,
+                top_k=40,
+                min_p=0.05,
+                repeat_penalty=cfg.repeat_penalty,
+                logits_processor=processors,
             )
             for token in self._stepped(generated):
                 now = time.monotonic()
@@ -441,14 +452,15 @@ class LlamaModel:
                 if text:
                     answer.append(text)
                     yield text
-                if stopped or stats.answer_tokens >= cfg.max_answer_tokens:
+                if stopped or stats.answer_tokens >= cfg.max_answer_tokens or apology.over(said):
                     break
                 self._cores.choose()  # the next token's threads: the recogniser or the voice may have started
                 last_at = time.monotonic()
             if not stats.cancelled and (tail := stops.flush()):
                 answer.append(tail)
                 yield tail
-            if not stats.cancelled and doubt.unsure and "".join(answer).strip():
+            stats.apology_chance, stats.apologised = apology.chance, apology.taken
+            if not stats.cancelled and doubt.unsure and not apology.taken and "".join(answer).strip():
                 # NOTE: not remembered as the answer: in the conversation it would teach the model to hedge too
                 stats.hedged = True
                 yield f" {UNSURE}"

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from daemon.engines.doubt import Doubt
+import numpy as np
+import pytest
+
+from daemon.engines.doubt import Apology, Doubt, asks_for_a_choice
 
 
 def _fed(tokens: list[tuple[str, float]], below: float = -1.5) -> bool:
@@ -46,3 +49,32 @@ def test_a_name_picked_for_a_suggestion_is_a_choice_not_a_doubtful_claim() -> No
     for text, logprob in game:
         doubt.feed(text, logprob)
     assert doubt.unsure
+
+
+def test_an_answer_opens_with_the_likelier_apology_when_the_model_gave_the_apologies_enough_chance() -> None:
+    sorry, unfortunately = 3, 5
+    scores = np.log(np.array([0.90, 0.02, 0.01, 0.04, 0.01, 0.02], dtype=np.float32))  # apologies: 0.06
+    apology = Apology([sorry, unfortunately], above=0.05)
+    chosen = apology(np.array([1, 2]), scores)
+    assert apology.taken and apology.chance == pytest.approx(0.06, abs=1e-4)
+    assert int(np.argmax(chosen)) == sorry
+    assert np.array_equal(np.delete(chosen, sorry), np.delete(scores, sorry))  # the rest left as it was
+    later = apology(np.array([1, 2, sorry]), scores)
+    assert later is scores  # only the first word is its business
+    assert apology.over(" offline.") and not apology.over(" can't")
+
+
+def test_an_answer_the_model_gave_the_apologies_little_chance_is_left_alone() -> None:
+    scores = np.log(np.array([0.95, 0.02, 0.01, 0.01, 0.005, 0.005], dtype=np.float32))  # apologies: 0.015
+    apology = Apology([3, 5], above=0.05)
+    assert apology(np.array([1]), scores) is scores
+    assert not apology.taken and apology.chance == pytest.approx(0.015, abs=1e-4)
+    assert not apology.over(" the answer.")
+
+
+def test_a_question_asking_for_a_choice_is_never_made_to_apologise() -> None:
+    scores = np.log(np.array([0.5, 0.1, 0.1, 0.2, 0.05, 0.05], dtype=np.float32))
+    for question in ("Suggest a film for tonight.", "What should I cook tonight?", "Tell me a joke."):
+        apology = Apology([3, 5], above=0.05, question=question)
+        assert apology(np.array([1]), scores) is scores and not apology.taken, question
+    assert asks_for_a_choice("What's a good name for a hamster?") and not asks_for_a_choice("Who painted Guernica?")

@@ -9,9 +9,10 @@ import pytest
 
 from daemon.config import LlmConfig
 from daemon.engines.chat import check_room_of
-from daemon.engines.doubt import UNSURE
+from daemon.engines.doubt import APOLOGIES, UNSURE
 from daemon.engines.llm import READ_AHEAD_P_END, LlamaModel
 from daemon.errors import ConfigError
+from daemon.lab.evaluation.answers import QUESTIONS, judge
 from daemon.modelstore.gguf import read_header
 from daemon.modelstore.manifest import load_manifest, verify
 from daemon.modelstore.quantize import quantize
@@ -33,9 +34,22 @@ def test_answers_a_plain_question_in_its_own_chat_template(llm) -> None:  # type
 
 def test_an_answer_whose_number_the_model_made_up_says_it_is_unsure(llm) -> None:  # type: ignore[no-untyped-def]
     llm.conversation.forget()
-    answer = "".join(llm.respond("How much is a share of Apple stock today?"))
+    answer = "".join(llm.respond("How far away is the moon?"))  # "... approximately 384,401 kilometers away ..."
     assert llm.stats.hedged and answer.rstrip().endswith(UNSURE)
     assert UNSURE not in llm.conversation.exchanges()[-1].answer  # not taught to the model as its own words
+
+
+def test_a_question_no_offline_box_can_know_gets_the_models_own_apology_not_its_guess(llm) -> None:  # type: ignore[no-untyped-def]
+    for question in ("Who won the Formula One race this weekend?", "What did I have for breakfast?"):
+        llm.conversation.forget()
+        answer = "".join(llm.respond(question)).strip()
+        assert llm.stats.apologised and answer.startswith(APOLOGIES), (question, answer)
+        assert judge(next(q for q in QUESTIONS if q.text == question), answer).outcome == "honest", answer
+        assert answer[:-1].count(".") == 0  # one sentence: what followed an apology was as often a guess
+    llm.conversation.forget()
+    assert "Lima" in "".join(llm.respond("What is the capital of Peru?"))
+    assert not llm.stats.apologised and llm.stats.apology_chance < 0.002
+    llm.conversation.forget()
 
 
 def test_follow_up_uses_the_conversation(llm) -> None:  # type: ignore[no-untyped-def]
