@@ -14,11 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from daemon.config.file import load as load_config
 from daemon.engines.doubt import asks_for_a_choice
-from daemon.lab.answers_eval import greedy
+from daemon.lab.doubt_eval import asked_of_the_model
 from daemon.lab.evaluation import answers
-from daemon.lab.meaning_folds import by_meaning
 
 LINES: Final = (0.002, 0.005, 0.01, 0.02, 0.05)
 
@@ -42,26 +40,12 @@ class Opening:
 
 def ask_all(config_path: Path | None) -> list[Opening]:
     """The apology's chance before the first word of each question the model would be asked."""
-    from daemon.engines.load import load_llm, load_meaning
-
-    config = greedy(load_config(config_path))
-    llm, router = load_llm(config), load_meaning(config)
-    read = by_meaning(router) if router is not None else (lambda _: None)
     rows = []
-    try:
-        for question in answers.QUESTIONS:
-            call = read(question.text)
-            if call is not None and not question.honest:
-                continue  # a skill answers it: the model never comes into it
-            llm.conversation.forget()
-            stop = threading.Event()
-            for _ in llm.respond(question.text, stop):
-                stop.set()  # NOTE: the chance is the first word's: the rest of the answer is not needed
-            rows.append(Opening(question, call is None, llm.stats.apology_chance))
-    finally:
-        llm.close()
-        if router is not None:
-            router.close()
+    for llm, question, left_to_model in asked_of_the_model(config_path):
+        stop = threading.Event()
+        for _ in llm.respond(question.text, stop):
+            stop.set()  # NOTE: the chance is the first word's: the rest of the answer is not needed
+        rows.append(Opening(question, left_to_model, llm.stats.apology_chance))
     return rows
 
 

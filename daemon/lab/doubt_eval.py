@@ -8,7 +8,7 @@ Run: `python -m daemon.lab.doubt_eval [--config PATH]` (about 30 minutes with th
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -18,6 +18,7 @@ from daemon.engines.doubt import Doubt
 from daemon.lab.answers_eval import greedy
 from daemon.lab.evaluation import answers
 from daemon.lab.meaning_folds import by_meaning
+from daemon.ports import LanguageModel
 
 LINES: Final = (-1.0, -1.5, -2.0, -2.5)
 
@@ -41,28 +42,34 @@ class Doubted:
         return doubt.unsure
 
 
-def ask_all(config_path: Path | None) -> list[Doubted]:
-    """The model's answers (its own stream of pieces, one a token) to the questions it would be asked."""
+def asked_of_the_model(config_path: Path | None) -> Iterator[tuple[LanguageModel, answers.Question, bool]]:
+    """Each question of answers.toml the box would leave to the model, and every unknowable one (whether the box
+    leaves it to the model too), with the greedy model to ask, its conversation forgotten."""
     from daemon.engines.load import load_llm, load_meaning
 
     config = greedy(load_config(config_path))
     llm, router = load_llm(config), load_meaning(config)
     read = by_meaning(router) if router is not None else (lambda _: None)
-    rows = []
     try:
         for question in answers.QUESTIONS:
             call = read(question.text)
             if call is not None and not question.honest:
-                continue  # a skill answers it: the model's doubt never comes into it
+                continue  # a skill answers it: the model never comes into it
             llm.conversation.forget()
-            pieces = tuple(llm.respond(question.text))
-            verdict = answers.judge(question, "".join(pieces))
-            logprobs = tuple(llm.stats.token_logprobs)
-            rows.append(Doubted(question, verdict, call is None, pieces, logprobs))
+            yield llm, question, call is None
     finally:
         llm.close()
         if router is not None:
             router.close()
+
+
+def ask_all(config_path: Path | None) -> list[Doubted]:
+    """The model's answers (its own stream of pieces, one a token) to the questions it would be asked."""
+    rows = []
+    for llm, question, left_to_model in asked_of_the_model(config_path):
+        pieces = tuple(llm.respond(question.text))
+        verdict = answers.judge(question, "".join(pieces))
+        rows.append(Doubted(question, verdict, left_to_model, pieces, tuple(llm.stats.token_logprobs)))
     return rows
 
 

@@ -446,6 +446,26 @@ class SlowJudge(ScriptedModel):
         return super().prefill(question, give_way)
 
 
+def final_pass_held_for_the_answer(
+    model: ScriptedModel, question: str, tmp_path: Path
+) -> tuple[AssembledBox, SlowSecondHearing, ScriptedMic]:
+    """A box (unclear pause 1.0 s) whose final pass takes until an early answer starts, and a microphone that has just
+    said `question` after the wake phrase."""
+    recogniser = ScriptedRecogniser(punctuates=True)
+    events: list[Event] = []
+    hearing = SlowSecondHearing(recogniser, question, lambda: bool(of(events, AnswerStartedEarly)), wait_s=1.0)
+    engines = dataclasses.replace(stand_in_engines(model, recogniser, ToneVoice()), stt=hearing)
+    config = dataclasses.replace(box_config(tmp_path), listen=dataclasses.replace(QUICK, trailing_silence_s=1.0))
+    box = AssembledBox(config, engines, tmp_path)
+    events = box.events
+    recogniser.will_hear(question)
+    mic = ScriptedMic(speed=SPEED)
+    mic.say(silence(0.3))
+    mic.say(wake_marker())
+    mic.say(voice(len(question.split())))
+    return box, hearing, mic
+
+
 def test_an_answer_asked_for_before_the_judgement_came_starts_on_the_judged_words_not_after_the_final_pass(
     tmp_path: Path,
 ) -> None:
@@ -453,18 +473,8 @@ def test_an_answer_asked_for_before_the_judgement_came_starts_on_the_judged_word
     # it reads the words of a partial, comes after that, and says the question is finished.
     stalled, go_on = threading.Event(), threading.Event()
     model = SlowJudge(stalled)
-    recogniser = ScriptedRecogniser(punctuates=True)
-    events: list[Event] = []
-    hearing = SlowSecondHearing(recogniser, QUESTION, lambda: bool(of(events, AnswerStartedEarly)), wait_s=1.0)
-    engines = dataclasses.replace(stand_in_engines(model, recogniser, ToneVoice()), stt=hearing)
-    config = dataclasses.replace(box_config(tmp_path), listen=dataclasses.replace(QUICK, trailing_silence_s=1.0))
-    box = AssembledBox(config, engines, tmp_path)
+    box, hearing, mic = final_pass_held_for_the_answer(model, QUESTION, tmp_path)
     events = box.events
-    recogniser.will_hear(QUESTION)
-    mic = ScriptedMic(speed=SPEED)
-    mic.say(silence(0.3))
-    mic.say(wake_marker())
-    mic.say(voice(len(QUESTION.split())))
     mic.say(silence(0.8))  # past the answer asked for at 0.5 s, short of the question's end at 1.0 s
     mic.stall(go_on, reached=stalled)  # the judgement comes now
     threading.Timer(0.3, go_on.set).start()
@@ -483,18 +493,8 @@ def test_an_answer_to_words_judged_unclear_starts_on_the_judged_words_not_after_
     # unclear 1.0 s; the answer asked for 0.5 s before that starts on the words heard to judge it.
     question, answer = "Why do leaves fall?", "Trees shed them in autumn."
     model = ScriptedModel(answers={question: answer})
-    recogniser = ScriptedRecogniser(punctuates=True)
-    events: list[Event] = []
-    hearing = SlowSecondHearing(recogniser, question, lambda: bool(of(events, AnswerStartedEarly)), wait_s=1.0)
-    engines = dataclasses.replace(stand_in_engines(model, recogniser, ToneVoice()), stt=hearing)
-    config = dataclasses.replace(box_config(tmp_path), listen=dataclasses.replace(QUICK, trailing_silence_s=1.0))
-    box = AssembledBox(config, engines, tmp_path)
+    box, hearing, mic = final_pass_held_for_the_answer(model, question, tmp_path)
     events = box.events
-    recogniser.will_hear(question)
-    mic = ScriptedMic(speed=SPEED)
-    mic.say(silence(0.3))
-    mic.say(wake_marker())
-    mic.say(voice(len(question.split())))
     mic.say(silence(2.0))
     box.hear_one_turn(mic)
     assert [e.complete for e in of(events, EndJudged)] == [None]
