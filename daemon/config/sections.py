@@ -110,7 +110,8 @@ class LlmConfig:
     15 and 9; -2.0: 8 and 3)."""
     apologise_above: Annotated[float, Field(ge=0.0)] = 0.005
     """Make an answer open with the model's own apology ("Sorry", "Unfortunately") when the model gave those words at
-    least this chance before its first word (above 1: never); a question asking for a choice never. Chosen on the tune
+    least this chance before its first word (above 1: never); a question asking for a choice, or put to the box itself
+    ("how are you"), never. Chosen on the tune
     half of `talkbox eval answers` (typed, the 1.5B): no question it answers right gave them 0.002; 186 of the 194
     questions no offline box can know gave them 0.005 or more (`python -m daemon.lab.apology_eval`)."""
     encyclopedia: bool = False

@@ -28,6 +28,12 @@ answers, so a name it picks is not a claim it doubts ("I suggest Monopoly or Clu
 _SENTENCE_END: Final = (".", "!", "?", ":")
 
 
+_TO_THE_BOX: Final = re.compile(r"\b(you|your|yours|yourself)\b")
+"""A question put to the box itself: the model answers it as itself ("How are you today?", "Are you sentient?" gave
+an apology 0.016 and 0.009, and were answered "Sorry, I can't know today's news or weather." and "Sorry, but I can't
+know that offline.")."""
+
+
 def asks_for_a_choice(question: str) -> bool:
     """Whether `question` asks for a suggestion, a name or a joke: any of many answers would do."""
     return _CHOICE.search(question.lower()) is not None
@@ -63,11 +69,13 @@ APOLOGIES: Final = ("Sorry", "Unfortunately")
 
 class Apology:
     """A llama-cpp-python logits processor: the answer opens with the model's likelier apology when, before its first
-    word, the model gave the apologies together at least `above` chance (a question asking for a choice never)."""
+    word, the model gave the apologies together at least `above` chance (a question asking for a choice, or put to
+    the box itself, never)."""
 
     def __init__(self, starts: Sequence[int], above: float, question: str = "") -> None:
         self._starts = np.asarray(starts, dtype=np.intp)
-        self._above = above if not asks_for_a_choice(question) else float("inf")
+        put_to_it = _TO_THE_BOX.search(question.lower()) is not None
+        self._above = above if not asks_for_a_choice(question) and not put_to_it else float("inf")
         self._first = True
         self.chance = 0.0
         """The chance the model gave the apologies before its first word."""

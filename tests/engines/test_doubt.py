@@ -72,9 +72,10 @@ def test_an_answer_the_model_gave_the_apologies_little_chance_is_left_alone() ->
     assert not apology.over(" the answer.")
 
 
-def test_a_question_asking_for_a_choice_is_never_made_to_apologise() -> None:
+def test_a_question_asking_for_a_choice_or_put_to_the_box_is_never_made_to_apologise() -> None:
     scores = np.log(np.array([0.5, 0.1, 0.1, 0.2, 0.05, 0.05], dtype=np.float32))
-    for question in ("Suggest a film for tonight.", "What should I cook tonight?", "Tell me a joke."):
+    asked = ("Suggest a film for tonight.", "What should I cook tonight?", "Tell me a joke.", "How are you today?")
+    for question in asked:
         apology = Apology([3, 5], above=0.05, question=question)
         assert apology(np.array([1]), scores) is scores and not apology.taken, question
     assert asks_for_a_choice("What's a good name for a hamster?") and not asks_for_a_choice("Who painted Guernica?")

@@ -50,6 +50,9 @@ def test_a_question_no_offline_box_can_know_gets_the_models_own_apology_not_its_
     assert "Lima" in "".join(llm.respond("What is the capital of Peru?"))
     assert not llm.stats.apologised and llm.stats.apology_chance < 0.002
     llm.conversation.forget()
+    "".join(llm.respond("How are you today?"))  # put to the box itself: it answers as itself
+    assert not llm.stats.apologised
+    llm.conversation.forget()
 
 
 def test_follow_up_uses_the_conversation(llm) -> None:  # type: ignore[no-untyped-def]
