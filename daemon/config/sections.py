@@ -112,7 +112,7 @@ class LlmConfig:
     """Make an answer open with the model's own apology ("Sorry", "Unfortunately") when the model gave those words at
     least this chance before its first word (above 1: never); a question asking for a choice, or put to the box itself
     ("how are you"), never. Chosen on the tune half of `talkbox eval answers` (typed, the 1.5B): no knowable question
-    it is asked gave them 0.002; 186 of the 194 questions no offline box can know gave them 0.005 or more (`python -m
+    it is asked gave them 0.002; 187 of the 194 questions no offline box can know gave them 0.005 or more (`python -m
     daemon.lab.apology_eval`)."""
     encyclopedia: bool = False
     """Read the model a short passage from the profile's encyclopedia when a question names one of its articles (off:
