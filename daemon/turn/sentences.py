@@ -58,14 +58,17 @@ cost 1.1 s before any sound. Words that open a phrase let a long first sentence 
 "of" is not one ("the capital | of France" is no phrase to stop at). A clause cut before a word ends in a comma, as a
 sentence going on does (Piper's phonemes carry it): it was given a full stop, "Vaccines work by introducing a
 weakened.", as if the answer ended there. "and" and "or" join words more often than clauses, but not cutting before
-them left first chunks of a whole sentence (14 tokens, ~1 s more here before the first sound).
+them left first chunks of a whole sentence (14 tokens, ~1 s more here before the first sound). "that" is not one
+either: it is as often the word a refusal goes on with ("Sorry, I can't know, | that offline.", "I can't provide, |
+that information."); without it the 1.5B's first chunks of its 731 typed answers of docs/answers.md grew by 0.2
+tokens on average (the median alike, 12).
 """
 SHORT_TOKEN_CHARS: Final = 4
 """A period after a word this short, followed by a lower-case word, may be an unknown abbreviation ("vol. two")."""
 
 _END: Final = re.compile(r"([.!?…]+[\"')\]]*)(\s+)")
 _CLAUSE: Final = re.compile(
-    r"[,;:] |\s(?=(?:because|which|where|when|while|but|although|since|whereas|and|so|or|that|with|if|as|for|to|by"
+    r"[,;:] |\s(?=(?:because|which|where|when|while|but|although|since|whereas|and|so|or|with|if|as|for|to|by"
     r"|from|during|after|before|until|without|through)\s)",
     re.IGNORECASE,
 )

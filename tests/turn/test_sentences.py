@@ -82,6 +82,7 @@ def test_the_longest_sentence_is_one_piece_at_the_bound() -> None:
             ["Vaccines work by introducing a weakened,", "or inactivated virus.", "Yes."],
         ),
         ("The capital of France is Paris. Yes.", ["The capital of France is Paris.", "Yes."]),
+        ("Sorry, I can't know that offline. Yes.", ["Sorry, I can't know that offline.", "Yes."]),  # "that": no clause
     ],
 )
 def test_the_first_clause_is_released_at_a_comma_or_before_a_clause_word(text: str, sentences: list[str]) -> None:
