@@ -7,7 +7,6 @@ Run: `python -m daemon.lab.apology_eval [--config PATH]` (about 5 minutes with t
 
 from __future__ import annotations
 
-import argparse
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from pathlib import Path
 from typing import Final
 
 from daemon.engines.doubt import asks_for_a_choice
-from daemon.lab.doubt_eval import asked_of_the_model
+from daemon.lab.doubt_eval import asked_of_the_model, print_table
 from daemon.lab.evaluation import answers
 
 LINES: Final = (0.002, 0.005, 0.01, 0.02, 0.05)
@@ -67,9 +66,7 @@ def table(rows: Sequence[Opening], lines: Sequence[float] = LINES) -> str:
 
 def main() -> None:
     """Ask and print the table."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--config", type=Path, default=None)
-    print(table(ask_all(parser.parse_args().config)))
+    print_table(__doc__, ask_all, table)
 
 
 if __name__ == "__main__":

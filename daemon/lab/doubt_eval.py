@@ -8,10 +8,10 @@ Run: `python -m daemon.lab.doubt_eval [--config PATH]` (about 30 minutes with th
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeVar
 
 from daemon.config.file import load as load_config
 from daemon.engines.doubt import Doubt
@@ -21,6 +21,7 @@ from daemon.lab.meaning_folds import by_meaning
 from daemon.ports import LanguageModel
 
 LINES: Final = (-1.0, -1.5, -2.0, -2.5)
+Rows = TypeVar("Rows")
 
 
 @dataclass(frozen=True)
@@ -93,11 +94,16 @@ def table(rows: Sequence[Doubted], lines: Sequence[float] = LINES) -> str:
     return "\n".join(out)
 
 
+def print_table(about: str | None, ask: Callable[[Path | None], Rows], show: Callable[[Rows], str]) -> None:
+    """The command line of the model's evaluations: `--config PATH`; ask, then print the table."""
+    parser = argparse.ArgumentParser(description=about.splitlines()[0] if about else None)
+    parser.add_argument("--config", type=Path, default=None)
+    print(show(ask(parser.parse_args().config)))
+
+
 def main() -> None:
     """Ask, judge and print the table."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--config", type=Path, default=None)
-    print(table(ask_all(parser.parse_args().config)))
+    print_table(__doc__, ask_all, table)
 
 
 if __name__ == "__main__":
