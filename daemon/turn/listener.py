@@ -81,7 +81,8 @@ class Listener:
         self._judge = judge if config.predict_end else None
         self._on_partial = on_partial
         """Told the words of each partial transcript, on the loop (a skill's reply is prepared from them)."""
-        self._prefill = engines.llm.prefill if config.prefill else None
+        # NOTE: giving way: the pause's words, waiting to be judged, are newer than any partial's.
+        self._prefill = functools.partial(engines.llm.prefill, give_way=True) if config.prefill else None
         self._speculates = config.speculate
         self._prefilling = False  # one at a time: a partial that arrives meanwhile waits for the next
         self._hand_over, self._call, self._heartbeat = hand_over, call, heartbeat  # `call`: onto the loop
@@ -306,10 +307,7 @@ class Listener:
             if not f.cancelled() and (err := f.exception()) is not None:
                 _LOGGER.debug("prefill failed: %s", err)
 
-        # NOTE: giving way: the pause's words, waiting to be judged, are newer than any partial's.
-        self._loop.run_in_executor(self._llm_pool, functools.partial(prefill, text, give_way=True)).add_done_callback(
-            done
-        )
+        self._loop.run_in_executor(self._llm_pool, prefill, text).add_done_callback(done)
 
     async def surprise(self, text: str) -> float | None:
         """The model's mean log-probability per token of `text` where it would be asked (LanguageModel.surprise), on
