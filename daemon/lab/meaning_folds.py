@@ -53,7 +53,7 @@ def _asked(fold: int) -> Iterator[Asked]:
         if learned.tuned_on(phrase.text) and fold_of(phrase.text) == fold:
             yield Asked(phrase.text, phrase.skill)
     for text, kind in learned.questions():
-        if learned.tuned_on(text) and fold_of(text) == fold:
+        if learned.tuned_on(text) and fold_of(text) == fold and kind != learned.UNABLE:
             yield Asked(text, learned.UNKNOWABLE if kind == learned.UNKNOWABLE else GENERAL)
 
 

@@ -10,6 +10,7 @@ from daemon.skills.calc import Impossible
 from daemon.skills.call import SkillCall
 from daemon.skills.reminders import MAX_TIMER_DAYS, MIN_TIMER_S
 from daemon.skills.speech import say_number
+from daemon.skills.unable import REPLIES
 
 OFFLINE: Final = "I can't know that offline: I have no internet connection."
 NOT_ONLINE: Final = (
@@ -40,6 +41,7 @@ DEVICES: Final = (
 )
 TOPICS: Final = frozenset(
     {"weather", "sun", "news", "sport", "prices", "tv", "traffic", "travel", "opening", "online", "personal", "devices"}
+    | REPLIES.keys()
 )
 """What the offline skill is asked about (the `topic` of TalkboxOffline in sentences.yaml)."""
 
@@ -129,8 +131,8 @@ def of_the_moment(said: str) -> SkillCall | None:
 
 
 def offline(topic: str) -> str:
-    """What the box says to a question only the internet could answer now."""
-    return {"online": NOT_ONLINE, "personal": PERSONAL, "sun": SUN, "devices": DEVICES}.get(topic, OFFLINE)
+    """What the box says to a question only the internet could answer now, or to a request it has no means to do."""
+    return {"online": NOT_ONLINE, "personal": PERSONAL, "sun": SUN, "devices": DEVICES, **REPLIES}.get(topic, OFFLINE)
 
 
 def off_the_clock(said: str) -> str:

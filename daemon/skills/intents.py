@@ -15,7 +15,7 @@ from collections.abc import Callable
 from importlib import resources
 from typing import Any, Final
 
-from daemon.skills import facts
+from daemon.skills import facts, unable
 from daemon.skills.amounts import read_duration, read_volume, strip_fillers
 from daemon.skills.calc import Unanswerable, work_out
 from daemon.skills.call import Arg as Arg
@@ -328,8 +328,13 @@ def calc_call(value: float | Unanswerable | None) -> SkillCall | None:
 
 def _offline(topic: str, v: dict[str, object]) -> SkillCall | None:
     """The offline skill, unless a slot makes it a question about another time or a unit conversion."""
-    if topic == "devices":
-        return SkillCall("offline", {"topic": topic}) if is_device(str(v.get("device", ""))) else None
+    if topic == "devices" and unable.is_music(str(v.get("device", ""))):
+        return SkillCall("offline", {"topic": "music"})
+    if topic == "devices":  # a template naming the appliance itself ("start the dishwasher") needs no check
+        named = "device" not in v or is_device(str(v["device"]))
+        return SkillCall("offline", {"topic": topic}) if named else None
+    if topic in unable.REPLIES:
+        return SkillCall("offline", {"topic": topic}) if unable.asks_it(v) else None
     slots = [str(v[name]) for name in ("place", "team", "show", "company", "road", "subject") if name in v]
     if not all(is_now(slot) for slot in slots):
         return None

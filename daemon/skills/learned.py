@@ -14,6 +14,8 @@ PHRASES_FILE: Final = Path(__file__).with_name("skill_phrases.toml")
 QUESTIONS_FILE: Final = Path(__file__).with_name("answers.toml")
 """Questions by kind with the answers accepted ("unknowable": only an honest answer is right)."""
 UNKNOWABLE: Final = "unknowable"
+UNABLE: Final = "unable"
+"""answers.toml's requests the box has no means to do (play music, make a call)."""
 _NOT_A_KIND: Final = "same"  # answers.toml's table of answers shared by several questions
 
 

@@ -23,7 +23,7 @@ from typing import Any, Final, Protocol
 
 import numpy as np
 
-from daemon.skills import honest, intents, learned, values
+from daemon.skills import honest, intents, learned, unable, values
 from daemon.skills.call import SkillCall
 
 _LOGGER = logging.getLogger(__name__)
@@ -208,8 +208,8 @@ def asked(learn_from: Learned = learned.tuned_on) -> dict[str, SkillCall | None]
     found: dict[str, SkillCall | None] = {}
     for text, kind in learned.questions():
         said = intents.normalise(text)
-        if not learn_from(text) or not said or said in held_out:
-            continue
+        if not learn_from(text) or not said or said in held_out or kind == learned.UNABLE:
+            continue  # NOTE: a request the box cannot do is the templates' (each topic its own reply), no example
         if kind == learned.UNKNOWABLE:
             found.setdefault(said, SkillCall("offline", {"topic": "personal" if honest.about_me(said) else "moment"}))
         else:
@@ -272,6 +272,8 @@ class MeaningRouter:
         moment = offline and reading.call.args.get("topic") in ("moment", "personal")
         if moment and honest.is_suggestion(intents.normalise(text)):
             return None
+        if offline and reading.call.args.get("topic") in unable.REPLIES and _ASKING.match(intents.normalise(text)):
+            return None  # NOTE: as for a command: "what's the best music to study to" is the model's, not "play music"
         _LOGGER.debug("read %r by meaning as %r (%.2f)", text, reading.example, reading.likeness)
         if reading.call.skill in values.LOOSE_SLOTS:
             valued = values.read_values(reading.call.skill, text)

@@ -11,6 +11,7 @@ import pytest
 
 from daemon.events import RemindersChanged, SkillCalled, SpeakingFinished
 from daemon.ports import Engines
+from daemon.skills import unable
 from daemon.skills.honest import NOT_ONLINE, OFFLINE, PERSONAL, TIMER_LIMITS, VOLUME_LIMITS
 from tests.fast.script import ANSWER, QUESTION
 from tests.fast.test_skills_in_the_box import AssembledBox, box_config
@@ -36,6 +37,8 @@ HONEST = [
     ("search the internet for cheap flights", "offline", NOT_ONLINE),
     ("was there an earthquake in chile today", "offline", OFFLINE),  # no template: a question about the moment
     ("is my daughter back from school yet", "offline", PERSONAL),
+    ("play some jazz", "offline", unable.MUSIC),  # never "Sure, playing some jazz for you"
+    ("text my sister that I'm on my way", "offline", unable.CALLS),
 ]
 """Each request, the skill that must answer it and its whole reply."""
 

@@ -10,7 +10,7 @@ import math
 import pytest
 
 from daemon.box.asking import SilentSink
-from daemon.skills import calc, intents
+from daemon.skills import calc, intents, unable
 from daemon.skills.clock import BoxClock
 from daemon.skills.honest import DEVICES, NOT_ONLINE, OFFLINE, PERSONAL, SUN, TIMER_LIMITS, VOLUME_LIMITS
 from daemon.skills.intents import match
@@ -237,7 +237,6 @@ def test_a_question_about_the_users_own_things_or_plans_is_answered_honestly(sai
     "said",
     [
         "where is the eiffel tower",
-        "where is the nearest hospital",
         "what are you thinking about",
         "who is at the door of a church",
     ],
@@ -436,6 +435,52 @@ def test_general_questions_still_reach_the_language_model() -> None:
 def test_a_device_the_box_cannot_reach_is_never_said_to_be_done(said: str) -> None:
     # NOTE: the model answered "I will lock the back door." to nothing it could lock: a claim, not an answer.
     assert _asked(_skills(), said) == ("offline", Reply(DEVICES))
+
+
+@pytest.mark.parametrize(
+    ("said", "reply"),
+    [
+        ("play some music", unable.MUSIC),
+        ("could you play hotel california by the eagles", unable.MUSIC),
+        ("put on some reggae", unable.MUSIC),  # read as no device: music, which the box has none of
+        ("I want to listen to the radio", unable.MUSIC),
+        ("call my brother", unable.CALLS),
+        ("phone the vet and ask when they close", unable.CALLS),
+        ("send a text to anna", unable.CALLS),
+        ("add apples to the shopping list", unable.LISTS),
+        ("order me a large pepperoni pizza", unable.ORDERS),
+        ("call me a taxi", unable.ORDERS),
+        ("take a selfie", unable.PICTURES),
+        ("navigate to the airport", unable.DIRECTIONS),
+        ("where's the nearest bus stop", unable.DIRECTIONS),
+        ("where is the nearest hospital", unable.DIRECTIONS),  # the model's before: it cannot know where it is
+        ("find my phone", unable.GADGETS),
+    ],
+)
+def test_a_request_the_box_has_no_means_to_do_is_never_promised(said: str, reply: str) -> None:
+    # NOTE: the model answered "Sure, I can play some music for you." with no music to play.
+    assert _asked(_skills(), said) == ("offline", Reply(reply))
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "let's play a game",
+        "play twenty questions with me",
+        "can you play rock paper scissors",
+        "call me sam from now on",
+        "let's call it a day",
+        "what do you call a baby kangaroo",
+        "order these numbers from smallest to largest",
+        "where is the nearest star",
+        "show me how to tie a tie",
+        "read me a poem",
+        "what's the best music to study to",
+        "how do I make a phone call abroad",
+    ],
+)
+def test_a_game_a_name_or_a_question_worded_near_such_a_request_stays_the_models(said: str) -> None:
+    assert match(said) is None
 
 
 @pytest.mark.parametrize(

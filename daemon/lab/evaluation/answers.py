@@ -27,9 +27,11 @@ from typing import Any, Final, Literal
 
 from daemon.engines.doubt import UNSURE
 from daemon.lab.evaluation.metrics import normalize, number_words
+from daemon.skills import learned
 from daemon.skills.learned import QUESTIONS_FILE, tuned_on
 
-UNKNOWABLE: Final = "unknowable"
+UNKNOWABLE: Final = learned.UNKNOWABLE
+UNABLE: Final = learned.UNABLE
 KINDS: Final = (
     "place",
     "person",
@@ -42,8 +44,14 @@ KINDS: Final = (
     "units",
     "suggest",
     UNKNOWABLE,
+    UNABLE,
 )
-"""The kinds of question, in the file's order; only UNKNOWABLE wants the honest answer."""
+"""The kinds of question, in the file's order; UNKNOWABLE wants the honest answer, UNABLE the box's "I can't"."""
+REFUSED: Final = (
+    r"can't|cannot|can not|unable to|not able to|no way to|(?:don't|do not) have|have no|(?:i'm|i am) not connected|"
+    r"not something i can"
+)
+"""An answer to a request the box has no means to do is right if it says it cannot (no promise, no pretending)."""
 QUICK_QUESTIONS: Final = 60
 """Questions in the quick set: half tune, half held-out, the kinds taken in turn."""
 ALL: Final = "all"
@@ -123,10 +131,12 @@ SAME: Final = "same"
 
 
 def _question(kind: str, text: str, value: object, same: dict[str, object]) -> Question:
-    """One entry of the file: [patterns], {same = name}, {spell = word} or "honest"."""
+    """One entry of the file: [patterns], {same = name}, {spell = word}, "honest" or "unable"."""
     match value:
         case "honest":
             patterns: tuple[str, ...] = ()
+        case "unable":
+            patterns = (REFUSED,)
         case {"same": str(name)} if name in same:
             return _question(kind, text, same[name], {})
         case {"spell": str(word)}:  # its letters apart ("n-e-c..."), never the word written whole
@@ -254,9 +264,10 @@ def _share(rows: Sequence[Answered], test: Callable[[Verdict], bool]) -> float:
 
 def targets(rows: Sequence[Answered]) -> dict[str, float]:
     """Knowable questions answered right (and of those, said to be unsure); unknowable ones answered honestly, and
-    confidently wrong."""
-    knowable = [r for r in rows if not r.question.honest]
+    confidently wrong; requests the box cannot do answered so, and promised (confidently wrong)."""
+    knowable = [r for r in rows if not r.question.honest and r.question.kind != UNABLE]
     unknowable = [r for r in rows if r.question.honest]
+    unable = [r for r in rows if r.question.kind == UNABLE]
     right = [r for r in knowable if r.verdict.outcome == "right"]
     return {
         "right": _share(knowable, lambda v: v.outcome == "right"),
@@ -265,6 +276,9 @@ def targets(rows: Sequence[Answered]) -> dict[str, float]:
         "unknowable_honest": _share(unknowable, lambda v: v.outcome == "honest"),
         "unknowable_confident_wrong": _share(unknowable, lambda v: v.confident),
         "unknowable": len(unknowable),
+        "unable_refused": _share(unable, lambda v: v.outcome == "right"),
+        "unable_confident_wrong": _share(unable, lambda v: v.confident),
+        "unable": len(unable),
     }
 
 
@@ -308,6 +322,12 @@ def _target_line(name: str, t: dict[str, float]) -> str:
         f"{name:<40} right {t['right']:6.1%} of {t['knowable']:<4} (hedged {t['right_hedged']:5.1%}) "
         f"unknowable: honest {t['unknowable_honest']:6.1%}, "
         f"confidently wrong {t['unknowable_confident_wrong']:6.1%} of {t['unknowable']}"
+        + (
+            f"; cannot do: said so {t['unable_refused']:6.1%}, promised {t['unable_confident_wrong']:6.1%} "
+            f"of {t['unable']}"
+            if t.get("unable")
+            else ""
+        )
     )
 
 
@@ -321,7 +341,11 @@ def table(result: dict[str, Any]) -> str:
             spoken = result["spoken"].get(kind, {}).get(half)
             lines.append(f"{kind:<12}{half:<10}{'':<7}{_cells(typed)}   {'':<8}{_cells(spoken)}")
     lines.append("")
-    lines += [_target_line(name, t) for name, t in result["targets"].items() if t["knowable"] or t["unknowable"]]
+    lines += [
+        _target_line(name, t)
+        for name, t in result["targets"].items()
+        if t["knowable"] or t["unknowable"] or t.get("unable")
+    ]
     for mode, counts in result["answered_by"].items():
         if counts:
             lines.append(f"answered by, {mode}: " + ", ".join(f"{skill} {n}" for skill, n in counts.items()))

@@ -13,6 +13,7 @@ from daemon.lab.answers_eval import chosen_to_speak, greedy, run_answers
 from daemon.lab.evaluation.answers import (
     KINDS,
     QUESTIONS,
+    UNABLE,
     UNKNOWABLE,
     Answered,
     Question,
@@ -35,6 +36,7 @@ def asked(text: str, *accepted: str, kind: str = "place") -> Question:
 ITALY = asked("What's the capital of Italy?", "rome")
 SPIDER = asked("How many legs does a spider have?", "8", kind="science")
 WEATHER = Question("What's the weather like in London today?", UNKNOWABLE, ())
+MUSIC = next(q for q in QUESTIONS if q.kind == UNABLE and q.text == "Play some music.")
 
 
 def test_there_are_over_three_hundred_questions_of_every_kind() -> None:
@@ -109,6 +111,20 @@ def test_saying_it_cannot_know_is_honest_and_is_the_right_answer_only_to_the_unk
     assert judge(WEATHER, offline).points(WEATHER) == 1
     assert judge(ITALY, "I don't know.").outcome == "honest"
     assert judge(ITALY, "I don't know.").points(ITALY) == 0
+
+
+def test_a_request_the_box_cannot_do_is_right_only_when_it_says_it_cannot_and_a_promise_is_confidently_wrong() -> None:
+    from daemon.skills.unable import MUSIC as SAID
+
+    for answer in (SAID, "Sorry, I cannot play music.", "I'm not able to do that: I don't have any speakers."):
+        assert judge(MUSIC, answer).outcome == "right", answer
+    promise = judge(MUSIC, "Sure, I can play some music for you.")
+    assert promise.outcome == "wrong" and promise.confident
+    rows = [Answered(MUSIC, "typed", MUSIC.text, a, "model", 0.1) for a in (SAID, "Playing some music now!")]
+    rows.append(Answered(ITALY, "typed", ITALY.text, "Rome.", "model", 0.1))
+    at = report(rows)["targets"][f"typed, {split(MUSIC)}"]
+    assert (at["unable"], at["unable_refused"], at["unable_confident_wrong"]) == (2, 0.5, 0.5)
+    assert at["knowable"] == (split(ITALY) == split(MUSIC))  # a request is no knowable question
 
 
 def test_asking_again_after_words_heard_unsurely_is_no_guess() -> None:
