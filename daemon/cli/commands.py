@@ -237,15 +237,20 @@ def demo(cfg: Config, args: argparse.Namespace) -> int:
     started = time.monotonic()
     engines = load_engines(cfg)
     print(f"[models ready in {time.monotonic() - started:.1f} s]")
-    result = run_demo(engines, cfg, args.out, realtime=not args.fast, question=question)
-    print(f"\nwrote {result.question_wav}, {result.answer_wav} and {result.events}")
-    if args.compare and result.question_to_audio_s is not None:
-        baseline = sequential_first_audio(engines, question)
-        streamed = result.question_to_audio_s
-        print(
-            f"question -> first audio: streaming {streamed:.2f} s vs sequential {baseline:.2f} s "
-            f"(ratio {streamed / baseline:.2f})"
-        )
+    # NOTE: closed before the interpreter exits: the conversation read ahead after a skill's reply otherwise met a
+    # model thread already stopped by the exit ("reading the conversation ahead failed"), a warning after every demo.
+    try:
+        result = run_demo(engines, cfg, args.out, realtime=not args.fast, question=question)
+        print(f"\nwrote {result.question_wav}, {result.answer_wav} and {result.events}")
+        if args.compare and result.question_to_audio_s is not None:
+            baseline = sequential_first_audio(engines, question)
+            streamed = result.question_to_audio_s
+            print(
+                f"question -> first audio: streaming {streamed:.2f} s vs sequential {baseline:.2f} s "
+                f"(ratio {streamed / baseline:.2f})"
+            )
+    finally:
+        engines.close()
     return EXIT_OK
 
 

@@ -114,6 +114,8 @@ class LlamaModel:
         read after the question's words, as the answer would read it)."""
         self._judged: tuple[list[int], float] = ([], 0.0)
         """The last words prefilled, to the turn's closing token, and their P(end)."""
+        self._closing = False
+        """Set by close: whatever is being read ahead stops at its next piece (nothing will ask for it)."""
         """Where a short passage for a question naming an encyclopedia article comes from (None: no passages)."""
         self._scores = TokenScores()
         """The log-probability of each word token prefilled: how unlikely the model finds a question's words."""
@@ -152,7 +154,8 @@ class LlamaModel:
 
     def close(self) -> None:
         """Free the model and its context (and close the encyclopedia)."""
-        self._reader.shutdown(wait=True)
+        self._closing = True
+        self._reader.shutdown(wait=True, cancel_futures=True)
         self._compute.shutdown(wait=True)
         with self._lock:
             self._llm.close()
@@ -296,9 +299,13 @@ class LlamaModel:
             other = self._tokens([*messages[:-1], {"role": "user", "content": "!"}])
             shared = next((i for i, (a, b) in enumerate(zip(one, other, strict=False)) if a != b), 0)
             try:
-                self._evaluate_prompt(one[:shared], give_way=lambda: self._waiting > 0 or self._answering > 0)
+                self._evaluate_prompt(one[:shared], give_way=self._wanted_elsewhere)
             except (RuntimeError, ValueError) as err:  # the next answer evaluates it again, and reports a failure
                 _LOGGER.warning("reading the conversation ahead failed: %s", err)
+
+    def _wanted_elsewhere(self) -> bool:
+        """Whether the conversation read ahead stops: the model is closing, or a question's words or an answer wait."""
+        return self._closing or self._waiting + self._answering > 0
 
     def _read_ahead(self, messages: list[Message], question: str, budget: int, prefilled: list[int]) -> None:
         """Evaluate the answer's prompt after prefilled words, unless the model has moved on since."""
@@ -307,7 +314,7 @@ class LlamaModel:
                 return  # newer words, or an answer, came first
             read, _ = self._read(messages, question, budget)
             try:
-                self._evaluate_prompt(read, give_way=lambda: self._waiting > 0)
+                self._evaluate_prompt(read, give_way=lambda: self._closing or self._waiting > 0)
             except (RuntimeError, ValueError) as err:  # the answer evaluates it again, and reports a failure
                 _LOGGER.warning("reading the answer's prompt ahead failed: %s", err)
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import itertools
 import json
+import logging
 import os
 import re
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -201,6 +203,21 @@ def test_demo_runs_one_spoken_turn_and_writes_its_files(
     assert len(list((out / "frames").glob("frame-*.png"))) >= 5 and (out / "frames" / "frames.gif").is_file()
     assert all(a["t"] <= b["t"] for a, b in itertools.pairwise(events))
     assert (out / "question.wav").stat().st_size > 0 and (out / "answer.wav").stat().st_size > 0
+
+
+@pytest.mark.slow
+def test_the_demo_of_a_skills_turn_closes_its_models_and_warns_of_nothing(
+    cfg_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    # NOTE: after a skill's reply the conversation is read ahead into the model; left open, that read met a model
+    # thread the interpreter's exit had stopped, and every such demo ended on a warning.
+    argv = ["demo", "--out", str(tmp_path / "demo"), "--fast", "--question", "What is two plus two?"]
+    status, stdout, _ = run(capsys, "--config", str(cfg_file), *argv)
+    assert status == EXIT_OK and "box:" in stdout
+    events = read_events(tmp_path / "demo" / "events.jsonl")
+    assert [e["skill"] for e in events if e["event"] == "SkillCalled"] == ["calculate"]
+    assert not [t.name for t in threading.enumerate() if t.name.startswith("llm-")]  # the model closed
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 
 @pytest.mark.slow
