@@ -28,6 +28,10 @@ REMIND_HOW: Final = (
 )
 """For a reminder asked with no time the box can set it for ("remind me to take the bins out tomorrow morning"): a
 promise the model made ("Sure, I'll remind you...") that nothing would keep."""
+TIMER_HOW: Final = "For how long? Say, for example: set a timer for 10 minutes."
+"""For a timer asked with no length ("set a timer for the eggs"), which the model echoed or promised."""
+ALARM_HOW: Final = "For what time? Say, for example: set an alarm for 7 am tomorrow."
+"""For an alarm asked with no time ("set an alarm for tomorrow"), once read by meaning as a question about alarms."""
 UNSET_CLOCK: Final = (
     "I don't know the time: nothing has set my clock since I was switched on. "
     "Tell me, for example: set the time to seven fifteen pm."

@@ -15,14 +15,15 @@ from collections.abc import Callable
 from importlib import resources
 from typing import Any, Final
 
-from daemon.skills import facts, unable
-from daemon.skills.amounts import read_duration, read_volume, strip_fillers
+from daemon.skills import chance, facts, unable
+from daemon.skills.amounts import digits, read_duration, read_volume, strip_fillers
 from daemon.skills.calc import Unanswerable, work_out
 from daemon.skills.call import Arg as Arg
 from daemon.skills.call import SkillCall as SkillCall
 from daemon.skills.honest import TOPICS, is_amount, is_device, is_now
 from daemon.skills.misheard import readings
 from daemon.skills.reminder_args import noted, once_on, part_of_day_call
+from daemon.skills.speech import DAYS
 from daemon.skills.units import convert
 from daemon.skills.vocabulary import skill_words
 from daemon.skills.when import impossible_clock_time, parse_clock_time, parse_days
@@ -71,9 +72,11 @@ def sentences() -> dict[str, Any]:
 
 
 @functools.cache
-def _skill_words() -> frozenset[str]:
-    # NOTE: no loose reading is taken for the offline topics, so their words ("late", "race") are not the skills'.
-    return skill_words(sentences(), leave_out=frozenset({"TalkboxOffline"}))
+def skill_vocabulary() -> frozenset[str]:
+    """The words a misheard command is read again towards."""
+    # NOTE: no loose reading is taken for the offline topics, so their words ("late", "race") are not the skills';
+    # nor for chance, whose "or" ("heads or tails") kept "set a time or for ten minutes" from reading as "timer".
+    return skill_words(sentences(), leave_out=frozenset({"TalkboxOffline", *chance.INTENTS}))
 
 
 @functools.cache
@@ -198,14 +201,22 @@ def _misheard(said: str, pieces: tuple[str, ...]) -> SkillCall | None:
     for piece in pieces:
         if (call := _match(piece)) is not None:
             return call
-    words = _skill_words()
+    words = skill_vocabulary()
     for reading in itertools.chain.from_iterable(readings(text, words) for text in (said, *pieces)):
         # NOTE: a question about the news or the weather misheard is still best left to the model (which says
         # what it can); only commands and the facts the box keeps are worth reading loosely.
-        if (call := _match(reading)) is not None and call.skill != "offline" and not _misread_slot(call, said):
+        if (
+            (call := _match(reading)) is not None
+            and call.skill not in _NOT_READ_LOOSELY
+            and not _misread_slot(call, said)
+        ):
             _LOGGER.debug("heard %r, read as %r", said, reading)
             return dataclasses.replace(call, read_as=reading)
     return None
+
+
+_NOT_READ_LOOSELY: Final = frozenset({"offline", "remind_when"})
+"""Skills a loose reading never reaches: what they say (that the box cannot know, how to ask) the model says too."""
 
 
 def _misread_slot(call: SkillCall, said: str) -> bool:
@@ -239,6 +250,7 @@ def _text(values: dict[str, object], name: str) -> str:
     return strip_fillers(str(values.get(name) or ""))
 
 
+_LENGTH: Final = re.compile(r"\d|\b(second|sec|minute|min|hour|hr|day|week)s?\b")
 _CANCEL_IT: Final = re.compile(r"(let's )?cancel (it|that|this)( now| please)?")
 
 
@@ -247,6 +259,11 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
     match intent:
         case "HassGetCurrentTime" | "TalkboxTime":
             return SkillCall("time")
+        case "TalkboxDate" if "weekday" in v:
+            on = DAYS.index(str(v["weekday"]).capitalize())
+            return SkillCall("date", {"on": on, "next": True} if "next" in said.split() else {"on": on})
+        case "TalkboxDate" if "ahead" in v:
+            return SkillCall("date", {"ahead": int(str(v["ahead"]))})
         case "HassGetCurrentDate" | "TalkboxDate":
             return SkillCall("date")
         case "TalkboxDay":
@@ -271,8 +288,11 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             return SkillCall("reminder_cancel", {"all": True} if v.get("all") else noted(_text(v, "note")))
         case "TalkboxRemindPart":
             return part_of_day_call(_text(v, "part"), _text(v, "note"), said)
+        case "TalkboxRemindWhen" if v.get("what") == "timer" and _LENGTH.search(digits(_text(v, "name"))):
+            return None  # "set a timer for ten minutes" is a timer (a number or a unit in the name: a length, cut off)
         case "TalkboxRemindWhen":
-            return SkillCall("remind_when")  # NOTE: no time it could be set for: said how to ask
+            # NOTE: no time or length it could be set for: said how to ask
+            return SkillCall("remind_when", {"what": str(v["what"])} if v.get("what") else {})
         case "TalkboxAlarmList":
             return SkillCall("alarm_list")
         case "TalkboxAlarmCancel":
@@ -313,6 +333,8 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             return SkillCall("set_time", {"hour": at.hour, "minute": at.minute})
         case "TalkboxOffline" if str(v.get("topic")) in TOPICS:
             return _offline(str(v["topic"]), v)
+        case chancy if chancy in chance.INTENTS:
+            return chance.read(chancy, v)
         case fact if fact in facts.INTENTS:
             found = facts.read(fact, v)
             return SkillCall(*found) if found is not None else None

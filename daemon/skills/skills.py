@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import datetime
 import logging
+import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, Protocol
 
-from daemon.skills import facts, honest, intents
+from daemon.skills import chance, facts, honest, intents
 from daemon.skills.calc import calculate
 from daemon.skills.clock import BoxClock
 from daemon.skills.intents import SkillCall
@@ -23,7 +24,7 @@ from daemon.skills.reminder_replies import (
 )
 from daemon.skills.reminders import Kind, Reminder, Reminders, boot_clock, say_length
 from daemon.skills.replies import FORGOTTEN, LOUDEST, OKAY, VOLUME_STEP, Reply, volume_said
-from daemon.skills.speech import say_date, say_day, say_days, say_number, say_time
+from daemon.skills.speech import say_date, say_day, say_days, say_month_day, say_number, say_time, say_weekday
 from daemon.skills.units import Conversion
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ ANSWERS: Final = frozenset({"confirm", "decline"})
 """A yes or a no: a skill's only while a misheard request waits for one."""
 ANSWERS_ONLY: Final = (
     frozenset({"time", "date", "day", "calculate", "expression", "convert", "help", "offline", "timer_left"})
-    | frozenset({"alarm_list", "remind_when", "reminder_list"})
+    | frozenset({"alarm_list", "remind_when", "reminder_list", "chance"})
     | facts.SKILLS
 )
 """Requests that only answer (the time, a sum, a fact, what is left on a timer): they change nothing."""
@@ -93,8 +94,11 @@ class Skills:
         *,
         now_boot: Callable[[], float] = boot_clock,
         meaning: RequestReader | None = None,
+        luck: random.Random | None = None,
     ) -> None:
+        """`luck`: what flips the coins and rolls the dice (the system's randomness unless a test seeds one)."""
         self.clock, self.volume, self.now_boot, self.meaning = clock, volume, now_boot, meaning
+        self.luck = luck or random.SystemRandom()
         self.reminders = Reminders(boot)
         self._it: tuple[int, float] | None = None
         """The timer or alarm the last request about them set or asked about, and when (boot clock)."""
@@ -226,6 +230,9 @@ class Skills:
             case "time":
                 now = self.wall()
                 return Reply(f"It's {say_time(now)}." if now is not None else UNSET_CLOCK)
+            case "date" if "on" in a or "ahead" in a:
+                now = self.wall()
+                return Reply(_day_ahead(now, a) if now is not None else UNSET_CLOCK)
             case "date":
                 now = self.wall()
                 return Reply(f"Today is {say_date(now)}." if now is not None else UNSET_CLOCK)
@@ -261,7 +268,9 @@ class Skills:
             case "reminder_cancel":
                 return cancel_reminders(self.reminders, str(a.get("note", "")), bool(a.get("all")))
             case "remind_when":
-                return Reply(honest.REMIND_HOW)
+                return Reply(
+                    {"timer": honest.TIMER_HOW, "alarm": honest.ALARM_HOW}.get(str(a.get("what")), honest.REMIND_HOW)
+                )
             case "alarm_list":
                 return list_alarms(self.reminders)
             case "alarm_cancel":
@@ -291,6 +300,8 @@ class Skills:
             case "expression":
                 value = calculate(str(a.get("expression", "")))
                 return Reply(f"That's {say_number(value)}." if value is not None else "I couldn't work that out.")
+            case "chance":
+                return Reply(chance.answer(a, self.luck))
             case skill if skill in facts.SKILLS:
                 return Reply(facts.answer(skill, a, self.wall))
         return Reply("I can't do that yet.")
@@ -360,3 +371,15 @@ def _int(args: dict[str, intents.Arg], name: str) -> int:
 def _float(args: dict[str, intents.Arg], name: str) -> float:
     value = args.get(name)
     return float(value) if isinstance(value, int | float | str) else 0.0
+
+
+def _day_ahead(now: float, a: dict[str, intents.Arg]) -> str:
+    """ "Tomorrow is Saturday, December the fifth.", "Tuesday is December the eighth." (the coming one: today if it is
+    that day, unless "next" was said)."""
+    today = datetime.date.fromtimestamp(now)
+    if "on" in a:
+        ahead = (_int(a, "on") - today.weekday()) % 7
+        day = today + datetime.timedelta(days=ahead or (7 if a.get("next") else 0))
+        return f"{'Today' if day == today else say_weekday(day)} is {say_month_day(day)}."
+    day = today + datetime.timedelta(days=_int(a, "ahead"))
+    return f"Tomorrow is {say_weekday(day)}, {say_month_day(day)}."

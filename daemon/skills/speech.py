@@ -8,7 +8,7 @@ from typing import Final
 
 from ovos_number_parser import pronounce_number
 
-_DAYS: Final = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+DAYS: Final = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
 def upper_first(text: str) -> str:
@@ -42,12 +42,12 @@ def say_date(epoch: float) -> str:
     """ "Tuesday, December the first"."""
     t = time.localtime(epoch)
     month = time.strftime("%B", t)
-    return f"{_DAYS[t.tm_wday]}, {month} the {pronounce_number(t.tm_mday, 'en', ordinals=True)}"
+    return f"{DAYS[t.tm_wday]}, {month} the {pronounce_number(t.tm_mday, 'en', ordinals=True)}"
 
 
 def say_day(epoch: float) -> str:
     """ "Tuesday"."""
-    return _DAYS[time.localtime(epoch).tm_wday]
+    return DAYS[time.localtime(epoch).tm_wday]
 
 
 def say_days(days: tuple[int, ...], once: bool = False) -> str:
@@ -55,14 +55,14 @@ def say_days(days: tuple[int, ...], once: bool = False) -> str:
     if not days:
         return ""
     if once:
-        return f"on {_DAYS[days[0]]}"
+        return f"on {DAYS[days[0]]}"
     if days == (0, 1, 2, 3, 4):
         return "every weekday"
     if days == (5, 6):
         return "every weekend"
     if len(days) == 7:
         return "every day"
-    names = [_DAYS[d] for d in days]
+    names = [DAYS[d] for d in days]
     return "every " + (names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1])
 
 
@@ -102,7 +102,7 @@ def say_month_day(day: datetime.date) -> str:
 
 def say_weekday(day: datetime.date) -> str:
     """ "Saturday"."""
-    return _DAYS[day.weekday()]
+    return DAYS[day.weekday()]
 
 
 def say_letters(text: str) -> str:

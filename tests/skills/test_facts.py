@@ -252,6 +252,22 @@ def test_without_a_trusted_clock_only_a_year_said_is_answered() -> None:
     assert _said("is 2028 a leap year", unset)[1] == "Yes, 2028 is a leap year."
 
 
+@pytest.mark.parametrize(
+    ("said", "reply"),
+    [
+        ("what's the date next tuesday", "Tuesday is December the eighth."),  # the model: "March 15th"
+        ("what date is friday", "Friday is December the fourth."),
+        ("what date is it on tuesday", "Today is December the first."),
+        ("what's the date next tuesday", "Tuesday is December the eighth."),
+        ("what's tomorrow's date", "Tomorrow is Wednesday, December the second."),
+        ("what is the date tomorrow", "Tomorrow is Wednesday, December the second."),
+    ],
+)
+def test_the_date_of_a_day_ahead_is_read_off_the_clock(said: str, reply: str) -> None:
+    assert _said(said) == ("date", reply)  # December 1st, 2026 is a Tuesday
+    assert _said(said, _skills(trusted=False)) == ("date", UNSET_CLOCK)
+
+
 def test_without_a_clock_a_holiday_that_keeps_its_date_is_still_dated() -> None:
     unset = _skills(trusted=False)
     assert _said("what date is halloween", unset) == ("holiday", "Halloween is on October the thirty first every year.")
@@ -271,6 +287,8 @@ def test_without_a_clock_a_holiday_that_keeps_its_date_is_still_dated() -> None:
         ("was 2000 a leap year", "Yes, 2000 is a leap year."),
         ("will 2027 be a leap year", "No, 2027 isn't a leap year."),
         ("is this year a leap year", "No, 2026 isn't a leap year."),
+        ("is it a leap year", "No, 2026 isn't a leap year."),  # the model answered "Yes, it is a leap year."
+        ("are we in a leap year", "No, 2026 isn't a leap year."),
         ("when is the next leap year", "The next leap year is 2028."),
     ],
 )

@@ -12,7 +12,17 @@ import pytest
 from daemon.box.asking import SilentSink
 from daemon.skills import calc, intents, unable
 from daemon.skills.clock import BoxClock
-from daemon.skills.honest import DEVICES, NOT_ONLINE, OFFLINE, PERSONAL, SUN, TIMER_LIMITS, VOLUME_LIMITS
+from daemon.skills.honest import (
+    ALARM_HOW,
+    DEVICES,
+    NOT_ONLINE,
+    OFFLINE,
+    PERSONAL,
+    SUN,
+    TIMER_HOW,
+    TIMER_LIMITS,
+    VOLUME_LIMITS,
+)
 from daemon.skills.intents import match
 from daemon.skills.reminders import MAX_TIMER_S, MIN_TIMER_S
 from daemon.skills.replies import Reply
@@ -460,6 +470,29 @@ def test_a_device_the_box_cannot_reach_is_never_said_to_be_done(said: str) -> No
 def test_a_request_the_box_has_no_means_to_do_is_never_promised(said: str, reply: str) -> None:
     # NOTE: the model answered "Sure, I can play some music for you." with no music to play.
     assert _asked(_skills(), said) == ("offline", Reply(reply))
+
+
+@pytest.mark.parametrize(
+    ("said", "reply"),
+    [
+        ("set a timer", TIMER_HOW),
+        ("set a timer for the eggs", TIMER_HOW),  # the model echoed "Set a timer for the eggs."
+        ("could you start a pasta timer", TIMER_HOW),
+        ("set an alarm", ALARM_HOW),  # read by meaning as "switch off the alarm"
+        ("set an alarm for tomorrow", ALARM_HOW),  # read by meaning as "have I set an alarm for tomorrow"
+        ("wake me up on saturday", ALARM_HOW),
+    ],
+)
+def test_a_timer_or_alarm_asked_for_with_no_length_or_time_is_answered_with_how_to_ask(said: str, reply: str) -> None:
+    assert _asked(_skills(), said) == ("remind_when", Reply(reply))
+
+
+@pytest.mark.parametrize(
+    ("said", "seconds"), [("set a timer for ten minutes", 600), ("wake me up in eight hours", 8 * 3600)]
+)
+def test_a_timer_with_its_length_is_still_set(said: str, seconds: int) -> None:
+    call = match(said)
+    assert call is not None and (call.skill, call.args["seconds"]) == ("timer_start", seconds)
 
 
 @pytest.mark.parametrize(

@@ -112,7 +112,7 @@ def test_a_sentence_cut_off_at_a_pause_is_no_more_a_command_than_as_heard() -> N
 
 
 def test_readings_mend_a_sentence_but_never_replace_it() -> None:
-    words = skill_words(intents.sentences())
+    words = intents.skill_vocabulary()
     assert "set a timer for ten minutes" in readings("set a time or for ten minutes", words)
     assert all(r != "what is date" for r in readings("what is data", words))  # the one word that meant something
     assert "set a timer for ten minutes" not in readings("set a timer for ten minutes", words)  # nothing to mend
