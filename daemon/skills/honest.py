@@ -30,6 +30,9 @@ REMIND_HOW: Final = (
 promise the model made ("Sure, I'll remind you...") that nothing would keep."""
 TIMER_HOW: Final = "For how long? Say, for example: set a timer for 10 minutes."
 """For a timer asked with no length ("set a timer for the eggs"), which the model echoed or promised."""
+TIMER_PAUSE: Final = (
+    "I can't pause a timer. I can tell you how long is left, add time to it, or cancel it and start another later."
+)
 ALARM_HOW: Final = "For what time? Say, for example: set an alarm for 7 am tomorrow."
 """For an alarm asked with no time ("set an alarm for tomorrow"), once read by meaning as a question about alarms."""
 UNSET_CLOCK: Final = (

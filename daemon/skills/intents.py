@@ -274,6 +274,11 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
         case "TalkboxTimer":
             duration = read_duration(_text(v, "duration"))
             return timer_call(duration, _text(v, "name"), _text(v, "note")) if duration is not None else None
+        case "TalkboxTimerAdd":
+            added = read_duration(_text(v, "duration"))
+            return SkillCall("timer_add", {"seconds": added, **_named(v)}) if added is not None else None
+        case "TalkboxTimerPause":
+            return SkillCall("timer_pause")
         case "HassTimerStatus" | "TalkboxTimerLeft":
             return SkillCall("timer_left", _named(v))
         case "HassCancelTimer" | "TalkboxTimerCancel":

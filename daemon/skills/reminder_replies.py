@@ -46,6 +46,21 @@ def timers_left(reminders: Reminders, name: str, now_boot: float) -> Reply:
     return Reply(upper_first("; ".join(said)) + ".")
 
 
+def add_to_timer(reminders: Reminders, seconds: int, name: str, now_boot: float) -> Reply:
+    """Run the timer named `name` (or the only one) `seconds` longer; ask which when several could be meant."""
+    timers = reminders.find_timers(name)
+    if not timers:
+        return Reply(f"There is no {name} timer." if name else f"{NO_TIMERS} {honest.TIMER_HOW}")
+    if len(timers) > 1:
+        names = ", ".join(t.label for t in timers)
+        return Reply(f"{len(timers)} timers are running: {names}. Which one should run longer?")
+    left = timers[0].left_s(now_boot) + seconds
+    if seconds < MIN_TIMER_S or left > MAX_TIMER_S:
+        return Reply(honest.TIMER_LIMITS)
+    reminders.extend(timers[0], seconds)
+    return Reply(f"The {timers[0].label} now has {say_length(left)} left.", changed=True)
+
+
 def cancel_timers(reminders: Reminders, name: str, everything: bool, which: int | None = None) -> Reply:
     """Cancel the timer named `name`, the only one, or `everything`; ask which when several could be meant.
     `which`: the id of the one meant ("cancel it" just after it was set)."""

@@ -146,6 +146,17 @@ class Reminders:
         """Remove these; the ones that were there."""
         return [r for r in reminders if self._items.pop(r.id, None) is not None]
 
+    def extend(self, timer: Reminder, seconds: int) -> Reminder:
+        """`timer` running `seconds` longer (its length grows by as much)."""
+        longer = replace(
+            timer,
+            seconds=timer.seconds + seconds,
+            ends_boot=timer.ends_boot + seconds,
+            ends_wall=timer.ends_wall + seconds,
+        )
+        self._items[timer.id] = longer
+        return longer
+
     def find_timers(self, name: str) -> list[Reminder]:
         """Timers with this name (any, when `name` is empty)."""
         name = name.strip().lower()

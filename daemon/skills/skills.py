@@ -13,6 +13,7 @@ from daemon.skills.calc import calculate
 from daemon.skills.clock import BoxClock
 from daemon.skills.intents import SkillCall
 from daemon.skills.reminder_replies import (
+    add_to_timer,
     cancel_alarms,
     cancel_reminders,
     cancel_timers,
@@ -47,7 +48,9 @@ WORDED: Final = frozenset({"action", "all"})
 ANSWERS: Final = frozenset({"confirm", "decline"})
 """A yes or a no: a skill's only while a misheard request waits for one."""
 ANSWERS_ONLY: Final = (
-    frozenset({"time", "date", "day", "calculate", "expression", "convert", "help", "offline", "timer_left"})
+    frozenset(
+        {"time", "date", "day", "calculate", "expression", "convert", "help", "offline", "timer_left", "timer_pause"}
+    )
     | frozenset({"alarm_list", "remind_when", "reminder_list", "chance"})
     | facts.SKILLS
 )
@@ -246,6 +249,10 @@ class Skills:
             case "timer_start":
                 name, note = str(a.get("name", "")), str(a.get("note", ""))
                 return start_timer(self.reminders, _int(a, "seconds"), name, self.now_boot(), self.clock.now(), note)
+            case "timer_add":
+                return add_to_timer(self.reminders, _int(a, "seconds"), str(a.get("name", "")), self.now_boot())
+            case "timer_pause":
+                return Reply(honest.TIMER_PAUSE)
             case "timer_left":
                 return timers_left(self.reminders, str(a.get("name", "")), self.now_boot())
             case "timer_cancel":

@@ -206,6 +206,16 @@ def test_cancel_it_after_setting_a_timer_cancels_that_timer_in_a_turn(box: Assem
     assert [e.timers for e in of(box.events, RemindersChanged)] == [()]  # the display is told it is gone
 
 
+def test_time_added_to_a_running_timer_moves_its_ring_and_sets_no_other(box: AssembledBox) -> None:
+    # NOTE: read by meaning as "add my timer for 5 minutes", it started a second timer and left the first alone.
+    box.ask("set a timer for 10 minutes for the pasta")
+    box.events.clear()
+    assert box.ask("add five minutes to the pasta timer").answer.startswith("The pasta timer now has 1")
+    assert skill_calls(box.events)[0][0] == "timer_add"
+    (timers,) = [e.timers for e in of(box.events, RemindersChanged)]  # the display is told of the longer one
+    assert [label for label, _ in timers] == ["pasta timer"] and 14 * 60 < timers[0][1] <= 15 * 60
+
+
 def test_a_skill_answer_may_be_spoken(box: AssembledBox, voice: ToneVoice) -> None:
     result = box.ask("what is 17 times 23", speak=True)
     assert [(e.spoken, e.interrupted) for e in of(box.events, SpeakingFinished)] == [("That's 391.", False)]

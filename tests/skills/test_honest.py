@@ -21,11 +21,12 @@ from daemon.skills.honest import (
     SUN,
     TIMER_HOW,
     TIMER_LIMITS,
+    TIMER_PAUSE,
     VOLUME_LIMITS,
 )
 from daemon.skills.intents import match
 from daemon.skills.reminders import MAX_TIMER_S, MIN_TIMER_S
-from daemon.skills.replies import Reply
+from daemon.skills.replies import NO_TIMERS, Reply
 from daemon.skills.skills import Skills
 from daemon.turn.volume import VolumeSink
 
@@ -485,6 +486,20 @@ def test_a_request_the_box_has_no_means_to_do_is_never_promised(said: str, reply
 )
 def test_a_timer_or_alarm_asked_for_with_no_length_or_time_is_answered_with_how_to_ask(said: str, reply: str) -> None:
     assert _asked(_skills(), said) == ("remind_when", Reply(reply))
+
+
+def test_time_added_with_no_timer_or_beyond_the_limits_is_said_so_and_a_pause_is_never_a_cancel() -> None:
+    skills = _skills()
+    assert _asked(skills, "add five minutes to my timer") == ("timer_add", Reply(f"{NO_TIMERS} {TIMER_HOW}"))
+    _asked(skills, "set a tea timer for 3 minutes")
+    assert _asked(skills, "add 10 days to the tea timer") == ("timer_add", Reply(TIMER_LIMITS))
+    assert _asked(skills, "add 2 minutes to the pasta timer") == ("timer_add", Reply("There is no pasta timer."))
+    _asked(skills, "set an egg timer for 6 minutes")
+    several = _asked(skills, "add a minute to the timer")[1].text
+    assert several.startswith("2 timers are running") and several.endswith("Which one should run longer?")
+    # NOTE: "pause the timer" was read by meaning as "stop timer", which a yes would have cancelled.
+    assert _asked(skills, "pause the timer") == ("timer_pause", Reply(TIMER_PAUSE))
+    assert len(skills.reminders.timers()) == 2
 
 
 @pytest.mark.parametrize(
