@@ -4,6 +4,7 @@ wordings, the calendar by a fixed clock (and honestly without one), and what the
 from __future__ import annotations
 
 import datetime
+import zoneinfo
 
 import pytest
 
@@ -13,7 +14,7 @@ from daemon.skills.facts import calendar_facts, countries, elements, sky
 from daemon.skills.honest import UNSET_CLOCK
 from daemon.skills.intents import SkillCall, match
 from daemon.skills.skills import Skills
-from daemon.skills.speech import say_about
+from daemon.skills.speech import say_about, say_clock
 from daemon.turn.volume import VolumeSink
 
 DECEMBER_1 = datetime.datetime(2026, 12, 1, 12, 0)
@@ -266,6 +267,34 @@ def test_without_a_trusted_clock_only_a_year_said_is_answered() -> None:
 def test_the_date_of_a_day_ahead_is_read_off_the_clock(said: str, reply: str) -> None:
     assert _said(said) == ("date", reply)  # December 1st, 2026 is a Tuesday
     assert _said(said, _skills(trusted=False)) == ("date", UNSET_CLOCK)
+
+
+@pytest.mark.parametrize(
+    ("said", "zone", "place"),
+    [
+        ("what's the time in tokyo", "Asia/Tokyo", "Tokyo"),
+        ("what time is it in new york right now", "America/New_York", "New York"),
+        ("time in paris", "Europe/Paris", "Paris"),
+        ("what's the time in japan", "Asia/Tokyo", "Japan"),  # a country with one zone
+        ("what time is it in new delhi", "Asia/Kolkata", "New Delhi"),  # the capital of one
+    ],
+)
+def test_the_time_in_another_place_is_the_boxs_clock_in_that_zone(said: str, zone: str, place: str) -> None:
+    # NOTE: the model said "Sorry, I can't know the current time in Tokyo offline."
+    at = datetime.datetime.fromtimestamp(DECEMBER_1.timestamp(), zoneinfo.ZoneInfo(zone))
+    skill, reply = _said(said)
+    assert skill == "world_time" and reply.startswith(f"In {place}, it's {say_clock(at.hour, at.minute)}")
+    assert _said(said, _skills(trusted=False)) == ("world_time", UNSET_CLOCK)
+
+
+def test_a_country_with_several_zones_asks_for_a_city_and_an_unknown_place_is_left_to_the_model() -> None:
+    assert _said("what time is it in the united states") == (
+        "world_time",
+        "The United States has several time zones. Name a city, for example: what time is it in New York?",
+    )
+    assert _said("what time is it in australia")[1].endswith("what time is it in Canberra?")  # its capital's
+    for said in ("what time is it in narnia", "what time is it in texas", "what time is it in beijing"):
+        assert match(said) is None, said  # Beijing: China has two zones and the database does not say its
 
 
 def test_without_a_clock_a_holiday_that_keeps_its_date_is_still_dated() -> None:

@@ -13,9 +13,10 @@ from typing import Final
 
 from daemon.skills.amounts import strip_fillers
 from daemon.skills.call import Arg
-from daemon.skills.facts import calendar_facts, countries, elements, sky, spelling
+from daemon.skills.facts import calendar_facts, countries, elements, sky, spelling, world_clock
+from daemon.skills.honest import UNSET_CLOCK
 
-SKILLS: Final = frozenset({"country", "element", "planet", "holiday", "leap_year", "spell"})
+SKILLS: Final = frozenset({"country", "element", "planet", "holiday", "leap_year", "spell", "world_time"})
 INTENTS: Final = frozenset(
     {
         "TalkboxCountry",
@@ -27,6 +28,7 @@ INTENTS: Final = frozenset(
         "TalkboxHoliday",
         "TalkboxLeapYear",
         "TalkboxSpell",
+        "TalkboxWorldTime",
     }
 )
 """The intents of sentences.yaml that ask for a fact."""
@@ -78,6 +80,9 @@ def read(intent: str, v: Mapping[str, object]) -> Read | None:
         case "TalkboxSpell":
             word = spelling.read_word(_text(v, "word"))
             return ("spell", {"word": word}) if word is not None else None
+        case "TalkboxWorldTime":
+            place, zones = world_clock.zones_of(_text(v, "city"))
+            return ("world_time", {"place": place, "zones": " ".join(zones)}) if zones else None
     return None
 
 
@@ -113,4 +118,6 @@ def answer(skill: str, args: Mapping[str, object], wall: Callable[[], float | No
             return calendar_facts.leap_year(args, wall())
         case "spell":
             return spelling.answer(str(args["word"]))
+        case "world_time":
+            return world_clock.answer(str(args["place"]), tuple(str(args["zones"]).split()), wall()) or UNSET_CLOCK
     return "I don't know that."

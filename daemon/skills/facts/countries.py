@@ -88,6 +88,20 @@ def find(said: str) -> str | None:
     return _names().get(key(said))
 
 
+def capital(code: str) -> str:
+    """A country's capital as the data (or a newer name) gives it; "" if it has none."""
+    return str(NEWER_CAPITALS.get(code) or _countries()[code].get("capital") or "")
+
+
+def find_capital(said: str) -> str | None:
+    """The ISO code of the country whose capital `said` names ("new delhi"), or None."""
+    wanted = key(said)
+    for code in _countries():
+        if key(capital(code)) == wanted:
+            return code
+    return None
+
+
 RANKED_BY: Final = {"most_people": ("population", max), "largest": ("area", max), "smallest": ("area", min)}
 """What each ranking of the world's countries compares, and which end of it is asked for."""
 MOST_PEOPLE_SINCE: Final = ("IN", 2023)
