@@ -277,6 +277,9 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
         case "TalkboxTimerAdd":
             added = read_duration(_text(v, "duration"))
             return SkillCall("timer_add", {"seconds": added, **_named(v)}) if added is not None else None
+        case "TalkboxSnooze":
+            snooze = read_duration(_text(v, "duration")) if v.get("duration") else SNOOZE_S
+            return timer_call(snooze, "", "wake up") if snooze is not None else None
         case "TalkboxTimerPause":
             return SkillCall("timer_pause")
         case "HassTimerStatus" | "TalkboxTimerLeft":
@@ -391,6 +394,8 @@ def timer_call(seconds: int, name: str, note: str = "") -> SkillCall:
     return SkillCall("timer_start", {"seconds": seconds, **({"name": name} if name else {}), **noted(note)})
 
 
+SNOOZE_S: Final = 9 * 60
+"""A snooze said with no length: nine minutes, as alarm clocks have long done."""
 WORKING_DAYS: Final = frozenset(range(5))
 """Monday to Friday, as parse_days numbers them."""
 

@@ -502,6 +502,17 @@ def test_time_added_with_no_timer_or_beyond_the_limits_is_said_so_and_a_pause_is
     assert len(skills.reminders.timers()) == 2
 
 
+@pytest.mark.parametrize(("said", "minutes"), [("snooze", 9), ("snooze the alarm", 9), ("snooze for 5 minutes", 5)])
+def test_a_snooze_is_a_reminder_to_wake_up(said: str, minutes: int) -> None:
+    # NOTE: the model answered "Sorry, but I can't assist with that."
+    skills = _skills()
+    assert _asked(skills, said) == (
+        "timer_start",
+        Reply(f"OK. In {minutes} minutes, I'll remind you to wake up.", changed=True),
+    )
+    assert [(t.seconds, t.note) for t in skills.reminders.timers()] == [(minutes * 60, "wake up")]
+
+
 @pytest.mark.parametrize(
     ("said", "seconds"), [("set a timer for ten minutes", 600), ("wake me up in eight hours", 8 * 3600)]
 )

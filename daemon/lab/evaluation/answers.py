@@ -71,8 +71,9 @@ HONEST: Final = re.compile(
     r"\b(?:can't|cannot|can not|couldn't|could not|unable to|not able to|no way to|no way of) (?:really |possibly )?"
     r"(?:know|knowing|tell|say|check|checking|see|look|access|accessing|get|find|browse|search|provide|give|predict|"
     r"confirm|answer|help|assist|determine)\b|"
-    r"\b(?:no|don't have|do not have|without|lack)(?: an?| any| the| that| this| enough)? (?:access|internet|web|online|network|"
-    r"connection|real.?time|live|current|up.to.date|information|data|ability|capability)\b|"
+    r"\b(?:no|don't have|do not have|without|lack)(?: an?| any| the| that| this| enough)? "
+    r"(?:access|internet|web|online|network|connection|real.?time|live|current|up.to.date|information|data|ability|"
+    r"capability)\b|"
     r"\boffline\b|\bnot (?:connected|online)\b|\bas an ai\b|\bi'?m (?:just |only )?an? (?:ai|language model)\b|"
     r"\bdidn't catch that\b"  # words heard too unsurely, asked again: no answer, and no guess
 )
