@@ -211,12 +211,16 @@ def test_the_demo_of_a_skills_turn_closes_its_models_and_warns_of_nothing(
 ) -> None:
     # NOTE: after a skill's reply the conversation is read ahead into the model; left open, that read met a model
     # thread the interpreter's exit had stopped, and every such demo ended on a warning.
+    def model_threads() -> set[threading.Thread]:
+        return {t for t in threading.enumerate() if t.name.startswith("llm-")}
+
+    before = model_threads()  # other tests' engines may be open in this process
     argv = ["demo", "--out", str(tmp_path / "demo"), "--fast", "--question", "What is two plus two?"]
     status, stdout, _ = run(capsys, "--config", str(cfg_file), *argv)
     assert status == EXIT_OK and "box:" in stdout
     events = read_events(tmp_path / "demo" / "events.jsonl")
     assert [e["skill"] for e in events if e["event"] == "SkillCalled"] == ["calculate"]
-    assert not [t.name for t in threading.enumerate() if t.name.startswith("llm-")]  # the model closed
+    assert not model_threads() - before  # the demo's model closed
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 
