@@ -16,6 +16,7 @@ from daemon.events import (
     ListeningEnded,
     ListeningStarted,
     PartialTranscript,
+    SkillCalled,
     SpeakingFinished,
     SpeakingStarted,
     ThinkingStarted,
@@ -42,6 +43,7 @@ class ConsoleView:
         self._latency: dict[int, tuple[float, float]] = {}
         self._had_question: dict[int, float] = {}  # the end of speech, per turn
         self._early: dict[int, float] = {}  # the start of an early answer not dropped, per turn
+        self._skill: dict[int, str] = {}  # the skill that answered, per turn
 
     def _line(self, text: str) -> None:
         self._out.write(text + "\n")
@@ -72,6 +74,13 @@ class ConsoleView:
             case TokenGenerated(text=text):
                 self._out.write(text)
                 self._out.flush()
+            case SkillCalled(skill=skill):
+                self._skill[event.turn] = skill
+            case AnswerFinished() if event.turn in self._skill:
+                # NOTE: a skill's reply took no tokens: "0 tokens at 0.0 tok/s" read as a fault
+                self._line(
+                    f"\n[answered by the box's own {self._skill.pop(event.turn)} skill; the model was not asked]"
+                )
             case AnswerFinished(tokens=tokens, tokens_per_s=rate, prompt_s=prompt_s):
                 self.decode_rates.append(rate)
                 self._line(f"\n[answer: {tokens} tokens at {rate:.1f} tok/s; first token {prompt_s:.2f} s]")

@@ -7,7 +7,16 @@ import io
 import pytest
 
 from daemon.cli.console import ConsoleView
-from daemon.events import AnswerDropped, AnswerStartedEarly, EndReason, Event, ListeningEnded, SpeakingStarted
+from daemon.events import (
+    AnswerDropped,
+    AnswerFinished,
+    AnswerStartedEarly,
+    EndReason,
+    Event,
+    ListeningEnded,
+    SkillCalled,
+    SpeakingStarted,
+)
 
 
 def _watch(timed: list[tuple[float, Event]]) -> ConsoleView:
@@ -40,3 +49,15 @@ def test_a_dropped_early_answer_leaves_the_timing_to_the_end_of_speech() -> None
         ]
     )
     assert view.question_latencies == [pytest.approx(0.6)]
+
+
+def test_a_skills_answer_says_which_skill_answered_not_the_models_speed() -> None:
+    out = io.StringIO()
+    view = ConsoleView(out)
+    view(SkillCalled(turn=1, skill="chance", args={"what": "coin"}, by="template", reply="It's tails."))
+    view(AnswerFinished(turn=1, text="It's tails.", tokens=0, tokens_per_s=0.0, prompt_s=0.0))
+    view(AnswerFinished(turn=2, text="Rome.", tokens=3, tokens_per_s=12.5, prompt_s=0.4))
+    printed = out.getvalue()
+    assert "[answered by the box's own chance skill; the model was not asked]" in printed
+    assert "0 tokens" not in printed and "[answer: 3 tokens at 12.5 tok/s; first token 0.40 s]" in printed
+    assert view.decode_rates == [12.5]  # a skill's turn decoded nothing
