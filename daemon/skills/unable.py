@@ -24,6 +24,10 @@ GADGETS: Final = "I can't reach your phone or other gadgets: I'm connected only 
 UPDATE: Final = (
     "I can't update myself: I have no internet connection. Flashing a newer talkbox image onto my SD card updates me."
 )
+LANGUAGES: Final = (
+    "I speak only English: my voice is an English one. I can tell you how a phrase is said, though: ask, for "
+    "example, how do you say thank you in French?"
+)
 REPLIES: Final = {
     "music": MUSIC,
     "calls": CALLS,
@@ -33,8 +37,20 @@ REPLIES: Final = {
     "directions": DIRECTIONS,
     "gadgets": GADGETS,
     "update": UPDATE,
+    "languages": LANGUAGES,
 }
 """What the box says, by the `topic` of the TalkboxOffline templates that ask it (sentences.yaml)."""
+
+
+def _is_language(said: str) -> bool:
+    """True if `said` names a language other than English (ISO 639, through pycountry)."""
+    import pycountry
+
+    try:
+        return str(pycountry.languages.lookup(said).name) != "English"
+    except LookupError:
+        return False
+
 
 # NOTE: "play" takes any words after it ("play Bohemian Rhapsody"), so a game the model can play by talking ("play
 # twenty questions with me", "let's play a game") stays the model's.
@@ -56,6 +72,7 @@ _NO_ORDER: Final = re.compile(
 _NO_DIRECTIONS: Final = re.compile(r"\b(stars?|planets?|galaxy|galaxies|moon|sun|black hole|universe)\b")
 
 _GUARDS: Final[dict[str, Callable[[str], bool]]] = {
+    "language": _is_language,
     "media": lambda said: _GAMES.search(said) is None,
     "music": lambda said: _MUSIC.search(said) is not None,
     "person": lambda said: _NO_CALL.search(said) is None,

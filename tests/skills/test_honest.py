@@ -466,6 +466,8 @@ def test_a_device_the_box_cannot_reach_is_never_said_to_be_done(said: str) -> No
         ("where's the nearest bus stop", unable.DIRECTIONS),
         ("where is the nearest hospital", unable.DIRECTIONS),  # the model's before: it cannot know where it is
         ("find my phone", unable.GADGETS),
+        ("can you speak french", unable.LANGUAGES),  # the model: "Yes, I can speak French." in an English voice
+        ("do you speak spanish", unable.LANGUAGES),
     ],
 )
 def test_a_request_the_box_has_no_means_to_do_is_never_promised(said: str, reply: str) -> None:
@@ -536,6 +538,8 @@ def test_a_timer_with_its_length_is_still_set(said: str, seconds: int) -> None:
         "read me a poem",
         "what's the best music to study to",
         "how do I make a phone call abroad",
+        "how do you say thank you in spanish",
+        "can you speak more slowly",
     ],
 )
 def test_a_game_a_name_or_a_question_worded_near_such_a_request_stays_the_models(said: str) -> None:
