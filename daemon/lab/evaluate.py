@@ -136,7 +136,7 @@ def run_eval_endpoint(config: Config, quick: bool, say: Callable[[str], None] = 
 
     from daemon.engines.load import load_llm
     from daemon.lab.evaluation.endpoint import score, unclosed_walk, walk
-    from daemon.skills import intents
+    from daemon.skills import going_on, intents
 
     stt, vad, llm = load_stt(config), load_vad(config), load_llm(config)
     llm.warm_up()
@@ -144,7 +144,7 @@ def run_eval_endpoint(config: Config, quick: bool, say: Callable[[str], None] = 
 
     def features(text: str) -> tuple[float, bool | None, bool]:  # as completeness.make_judge gathers them
         command = intents.match(text) is not None
-        return (0.0 if command else llm.prefill(text)), command, command and intents.finished_command(text)
+        return (0.0 if command else llm.prefill(text)), command, command and going_on.finished_command(text)
 
     from daemon.lab.evaluation.align import whisper_word_gaps
     from daemon.lab.evaluation.conditions import Condition, paused_in_one_breath

@@ -8,7 +8,7 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, Protocol
 
-from daemon.skills import chance, facts, honest, intents
+from daemon.skills import chance, facts, going_on, honest, intents
 from daemon.skills.calc import calculate
 from daemon.skills.clock import BoxClock
 from daemon.skills.intents import SkillCall
@@ -168,7 +168,7 @@ class Skills:
     def finished(self, text: str) -> bool:
         """True if `text` is a command of the box's own that nothing said after a pause would change, given the
         timers and alarms the box holds now."""
-        return intents.finished_command(text, self._same_now)
+        return going_on.finished_command(text, self._same_now)
 
     def _same_now(self, call: SkillCall, longer: SkillCall) -> bool:
         """True if `longer`, `call` going on to name a timer or alarm, would do the same now: with one of them held

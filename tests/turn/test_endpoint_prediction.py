@@ -24,7 +24,8 @@ from daemon.events import (
     TurnEnded,
 )
 from daemon.ports import Engines
-from daemon.skills.intents import finished_command, match
+from daemon.skills.going_on import finished_command
+from daemon.skills.intents import match
 from daemon.turn.completeness import judge, make_judge
 from daemon.turn.early import same_words
 from daemon.turn.endpoint import Endpointer
