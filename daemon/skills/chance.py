@@ -20,7 +20,8 @@ PICK_FROM: Final = (1, 10)
 DICE_LIMITS: Final = f"I can roll 1 to {MAX_DICE} dice, each with 2 to {MAX_SIDES} sides."
 NUMBER_LIMITS: Final = "I can pick numbers up to a billion either side of zero."
 
-_COUNTS: Final = {"a": 1, "an": 1, "one": 1, "the": 1, "a pair of": 2, "a couple of": 2}
+_COUNTS: Final = {"a": 1, "an": 1, "one": 1, "the": 1}
+"""Words for one die; two to ten are the templates' `dice` list (sentences.yaml)."""
 
 
 def _whole(text: object) -> int | None:

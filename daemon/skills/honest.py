@@ -137,9 +137,12 @@ def of_the_moment(said: str) -> SkillCall | None:
     return SkillCall("offline", {"topic": "personal" if about_me(said) else "moment"})
 
 
+_OFFLINE_REPLIES: Final = {"online": NOT_ONLINE, "personal": PERSONAL, "sun": SUN, "devices": DEVICES, **REPLIES}
+
+
 def offline(topic: str) -> str:
     """What the box says to a question only the internet could answer now, or to a request it has no means to do."""
-    return {"online": NOT_ONLINE, "personal": PERSONAL, "sun": SUN, "devices": DEVICES, **REPLIES}.get(topic, OFFLINE)
+    return _OFFLINE_REPLIES.get(topic, OFFLINE)
 
 
 def off_the_clock(said: str) -> str:
