@@ -9,7 +9,7 @@ import pytest
 
 from daemon.cli.main import main
 from daemon.config import Config
-from daemon.lab.soak import _late_slope, run_soak, table
+from daemon.lab.soak import _late_slope, pool_workers_added, run_soak, table
 
 pytestmark = pytest.mark.slow
 TEXT_TURNS = 60
@@ -28,12 +28,20 @@ def test_sixty_text_turns_and_two_spoken_leave_no_trace(dev_config: Config, tmp_
     assert report["turns"]["spoken"] == 2
     assert report["turns"]["outcomes"] == {"answered": TEXT_TURNS + 3}  # + the spoken warm-up turn
     assert report["fds"]["end"] <= report["fds"]["start"]
-    assert report["threads"]["end"] <= report["threads"]["start"]
+    assert report["threads"]["end"] - report["threads"]["pool_workers_added"] <= report["threads"]["start"]
     assert report["rss_mb"]["growth_per_100_turns"] <= MAX_GROWTH_MB_PER_100_TURNS
     # With history kept, every turn rewrites the state file once: a few kB, never the whole conversation twice.
     state = json.loads((tmp_path / "state" / "state.json").read_text())
     assert 0 < report["bytes_written_per_turn"]["state_file"] <= 2 * len(json.dumps(state)) + 1024
     assert set(report["checks"]) == {"rss_growth", "fds_flat", "threads_flat", "p99_within_1_5x_median"}
+
+
+def test_only_workers_of_pools_already_running_count_as_bounded_growth() -> None:
+    start = ("MainThread", "asyncio_0", "ThreadPoolExecutor-0_0")
+    later = (*start, "asyncio_1", "ThreadPoolExecutor-0_1")  # the same pools, busier: not a leak
+    assert pool_workers_added(start, later) == 2
+    leaked = (*start, "ThreadPoolExecutor-7_0", "Thread-12 (reader)")  # a new pool, a plain thread: leaks
+    assert pool_workers_added(start, leaked) == 0
 
 
 def test_the_soak_command_refuses_too_few_turns(capsys: pytest.CaptureFixture[str]) -> None:
