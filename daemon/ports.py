@@ -145,6 +145,8 @@ class GenerationStats:
     """The chance the model gave opening with an apology, before its first word (daemon/engines/doubt.py)."""
     apologised: bool = False
     """The answer was made to open with the apology the model considered (daemon/engines/doubt.py)."""
+    cut: bool = False
+    """The answer reached llm.max_answer_tokens: its unfinished last sentence is neither said nor remembered."""
 
     @property
     def decode_tokens_per_s(self) -> float:
@@ -248,6 +250,9 @@ class ConversationMemory(Protocol):
 
 class TextToSpeech(Protocol):
     """A voice."""
+
+    pace: float
+    """How slowly it speaks relative to its configured pace: 1.0 as configured, above 1 slower (the user may ask)."""
 
     @property
     def sample_rate_hz(self) -> int:

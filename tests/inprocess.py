@@ -22,7 +22,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from daemon.engines.history import Conversation
+from daemon.engines.history import Conversation, whole_sentences
 from daemon.ports import (
     AUDIO_RATE_HZ,
     ConversationMemory,
@@ -104,6 +104,7 @@ class ScriptedModel:
         max_question_words: int = 64,
         word_s: float = 0.0,
         unlikely: Iterable[str] = (),
+        max_answer_words: int | None = None,
     ) -> None:
         self.conversation = conversation if conversation is not None else Conversation()
         """What is remembered; the box's ConversationMemory."""
@@ -124,6 +125,8 @@ class ScriptedModel:
         """Every request `constrained` was asked to turn into a tool call, in order."""
         self.unlikely = set(unlikely)
         """Questions whose words it finds as unlikely as misheard ones (-9 per token; any other -1)."""
+        self._max_answer_words = max_answer_words
+        """An answer stops after this many words, as the real one at llm.max_answer_tokens (None: never)."""
 
     @property
     def model_name(self) -> str:
@@ -174,8 +177,12 @@ class ScriptedModel:
                     said.append(piece)
                     stats.answer_tokens += 1
                     yield piece
+                    if stats.answer_tokens == self._max_answer_words:
+                        stats.cut = True
+                        break
             finally:
-                if text := "".join(said).strip():
+                text = "".join(said).strip()
+                if text := whole_sentences(text) if stats.cut else text:
                     self.conversation.add(question, text)
 
     def warm_up(self) -> None:
@@ -227,6 +234,8 @@ class ToneVoice:
         """Every text synthesized, in order."""
         self.kept: list[str] = []
         """Every text it was asked to keep (voiced ahead), in order."""
+        self.pace = 1.0
+        """Its tones last `pace` times as long."""
 
     @property
     def sample_rate_hz(self) -> int:
@@ -236,7 +245,7 @@ class ToneVoice:
     def synthesize(self, text: str) -> Iterator[bytes]:
         """One tone of `s_per_char` seconds a character."""
         self.said.append(text)
-        samples = np.arange(max(1, int(len(text) * self._s_per_char * self._rate)))
+        samples = np.arange(max(1, int(len(text) * self._s_per_char * self.pace * self._rate)))
         yield (np.sin(2 * np.pi * TONE_HZ * samples / self._rate) * 3000).astype(np.int16).tobytes()
 
     def keep(self, text: str) -> None:

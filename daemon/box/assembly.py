@@ -19,7 +19,8 @@ from daemon.home.link import BoxSide, HomeLink
 from daemon.ports import AudioSink, Engines
 from daemon.service.journal import TurnJournal
 from daemon.service.statefile import StateStore, TurnSaver
-from daemon.skills import intents
+from daemon.skills import intents, pace
+from daemon.skills.about_box import BoxFacts
 from daemon.skills.clock import BoxClock, boot_id
 from daemon.skills.reminders import Reminder
 from daemon.skills.replies import STOCK_REPLIES
@@ -55,7 +56,7 @@ def build_keeper(
     """The turn keeper with the skills the config asks for, speaking through the volume control."""
     sink = VolumeSink(speaker, config.skills.volume)
     skills = (
-        Skills(BoxClock(config.skills.trust_clock), sink, boot_id(), meaning=engines.meaning)
+        Skills(BoxClock(config.skills.trust_clock), sink, boot_id(), meaning=engines.meaning, voice=engines.tts)
         if config.skills.enabled
         else None
     )
@@ -77,6 +78,15 @@ def build_keeper(
         choose_skill=ToolCaller(engines.llm) if skills is not None and config.skills.tool_calls else None,
         ring_s=config.skills.ring_s,
     )
+    if skills is not None:
+        button = config.button
+        skills.about = BoxFacts(
+            model=engines.llm.model_name,
+            wake_phrase=keeper.listener.wake_phrase,
+            keeps_history=config.state.keep_history,
+            forget_hold_s=button.forget_hold_s,
+            shutdown_hold_s=button.shutdown_hold_s if button.enabled and button.shutdown else None,
+        )
     return keeper, skills, sink
 
 
@@ -169,6 +179,9 @@ def _restore(
         offset, on_boot = settings.get("clock_offset_s"), settings.get("clock_set_on_boot")
         if isinstance(offset, float | int) and isinstance(on_boot, str):
             skills.clock.restore(float(offset), on_boot)
+        paced = settings.get("pace")
+        if skills.voice is not None and isinstance(paced, float | int) and pace.usable(paced) and paced != 1.0:
+            skills.voice.pace = float(paced)
         missed = skills.reminders.restore(list(state.reminders), skills.now_boot(), skills.wall())
         saver.reminders = skills.reminders.to_plain
         saver.live_settings = skills.settings

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -106,3 +107,9 @@ def referenced(messages: list[Message], reference: str) -> list[Message]:
     the one prefilled while the user spoke, and the conversation remembers the question alone."""
     *before, question = messages
     return [*before, {**question, "content": f"{question['content']}\n\n{reference}"}]
+
+
+def whole_sentences(text: str) -> str:
+    """`text` up to the end of its last whole sentence (all of it if none ends): an answer cut at its token limit."""
+    ends = [m.end() for m in re.finditer(r"[.!?](?=[\s\"')]|$)", text)]
+    return text[: ends[-1]] if ends else text

@@ -19,7 +19,7 @@ from daemon.config import LlmConfig
 from daemon.engines.chat import ChatPrompt, StopFilter, check_room
 from daemon.engines.cores import CORES, DecodeThreads, configure_openmp, thread_counts
 from daemon.engines.doubt import APOLOGIES, UNSURE, Apology, Doubt
-from daemon.engines.history import Conversation, Message, referenced
+from daemon.engines.history import Conversation, Message, referenced, whole_sentences
 from daemon.engines.logits import decode_keeping, logits_of
 from daemon.engines.surprise import TokenScores, log_softmax_at
 from daemon.errors import EngineError, ModelError
@@ -459,15 +459,23 @@ class LlamaModel:
                 if text:
                     answer.append(text)
                     yield text
-                if stopped or stats.answer_tokens >= cfg.max_answer_tokens or apology.over(said):
+                stats.cut = stats.answer_tokens >= cfg.max_answer_tokens and not stopped
+                if stopped or stats.cut or apology.over(said):
                     break
                 self._cores.choose()  # the next token's threads: the recogniser or the voice may have started
                 last_at = time.monotonic()
-            if not stats.cancelled and (tail := stops.flush()):
+            if not stats.cancelled and not stats.cut and (tail := stops.flush()):
                 answer.append(tail)
                 yield tail
             stats.apology_chance, stats.apologised = apology.chance, apology.taken
-            if not stats.cancelled and doubt.unsure and not apology.taken and "".join(answer).strip():
+            unfinished = stats.cut  # NOTE: a doubt said after a sentence cut off would join its unfinished words
+            if (
+                not stats.cancelled
+                and doubt.unsure
+                and not apology.taken
+                and not unfinished
+                and "".join(answer).strip()
+            ):
                 # NOTE: not remembered as the answer: in the conversation it would teach the model to hedge too
                 stats.hedged = True
                 yield f" {UNSURE}"
@@ -478,6 +486,6 @@ class LlamaModel:
             end = time.monotonic()
             stats.prompt_s = (first_at or end) - started
             stats.decode_s = end - first_at if first_at else 0.0
-            text = "".join(answer).strip()
+            text = whole_sentences("".join(answer).strip()) if stats.cut else "".join(answer).strip()
             if text:
                 self.conversation.add(question, text)

@@ -105,10 +105,13 @@ class PiperTextToSpeech:
             noise_w_scale=config.noise_w if config.noise_w >= 0 else None,
         )
         self._silence = bytes(2 * int(self.sample_rate_hz * config.sentence_silence_s))
+        self._length_scale, self._pace = config.length_scale, 1.0
         self._max_phonemes = int(MAX_PHONEMES / max(1.0, config.length_scale))  # slower speech: longer audio
         self._kept: collections.OrderedDict[str, tuple[bytes, ...]] = collections.OrderedDict()
         self._keeping = threading.Lock()
         self._stock: dict[str, tuple[bytes, ...]] = {}
+        self._restock: set[str] = set()
+        """Replies kept for good before the pace changed: kept again, at the new pace, the next time they are said."""
         self._warm_up()
 
     def _warm_up(self) -> None:
@@ -126,12 +129,29 @@ class PiperTextToSpeech:
         """Rate of the audio it produces."""
         return int(self._voice.config.sample_rate)
 
+    @property
+    def pace(self) -> float:
+        """How slowly it speaks relative to tts.length_scale: 1.0 as configured, above 1 slower."""
+        return self._pace
+
+    @pace.setter
+    def pace(self, pace: float) -> None:
+        """Speak at `pace` from the next sentence on; what was said from memory is made again at it."""
+        scale = self._length_scale * pace
+        with self._keeping:
+            self._syn = dataclasses.replace(self._syn, length_scale=scale)
+            self._max_phonemes = int(MAX_PHONEMES / max(1.0, scale))
+            self._pace = pace
+            self._kept.clear()
+            self._restock.update(self._stock)
+            self._stock.clear()
+
     def synthesize(self, text: str) -> Iterator[bytes]:
         """Yield int16 mono audio, one chunk per sentence (or part of a long one), each sentence then a pause."""
         with self._keeping:
             if (kept := self._kept.get(text)) is not None:
                 self._kept.move_to_end(text)
-            kept = self._stock.get(text, kept)
+            kept, syn = self._stock.get(text, kept), self._syn
         if kept is not None:
             yield from kept
             return
@@ -139,10 +159,15 @@ class PiperTextToSpeech:
         for chunk in self._synthesized(text):
             chunks.append(chunk)
             yield chunk
-        if len(text) <= KEEP_CHARS:
-            # NOTE: a skill says the same short things again and again ("Timer cancelled.", "That's 4."): said
-            # from memory they sound at once instead of after a run of the voice (0.1-0.3 s here, more on a Pi).
-            with self._keeping:  # voices of two answers may finish at once
+        with self._keeping:  # voices of two answers may finish at once
+            if self._syn is not syn:
+                return  # NOTE: the pace changed while it was said: what was made is not the voice's now
+            if text in self._restock:
+                self._stock[text] = tuple(chunks)
+                self._restock.discard(text)
+            elif len(text) <= KEEP_CHARS:
+                # NOTE: a skill says the same short things again and again ("Timer cancelled.", "That's 4."): said
+                # from memory they sound at once instead of after a run of the voice (0.1-0.3 s here, more on a Pi).
                 self._kept[text] = tuple(chunks)
                 if len(self._kept) > KEEP_REPLIES:
                     self._kept.popitem(last=False)
@@ -150,15 +175,20 @@ class PiperTextToSpeech:
     def keep(self, text: str) -> None:
         """Synthesize `text` now and keep it for good: a reply given word for word, said at once when it is."""
         if text not in self._stock:
+            syn = self._syn
             audio = tuple(self._synthesized(text))
             with self._keeping:
-                self._stock[text] = audio
+                if self._syn is syn:
+                    self._stock[text] = audio
+                else:
+                    self._restock.add(text)
 
     def _synthesized(self, text: str) -> Iterator[bytes]:
+        syn, most = self._syn, self._max_phonemes  # one pace for the whole text, even if it changes meanwhile
         for sentence in self._voice.phonemize(text):
-            runs = list(phoneme_runs(sentence, self._max_phonemes))
+            runs = list(phoneme_runs(sentence, most))
             for k, run in enumerate(runs, 1):
-                audio = self._run(run, self._syn)
+                audio = self._run(run, syn)
                 yield audio + self._silence if k == len(runs) else audio
 
     def close(self) -> None:

@@ -74,8 +74,9 @@ def sentences() -> dict[str, Any]:
 def skill_vocabulary() -> frozenset[str]:
     """The words a misheard command is read again towards."""
     # NOTE: no loose reading is taken for the offline topics, so their words ("late", "race") are not the skills';
-    # nor for chance, whose "or" ("heads or tails") kept "set a time or for ten minutes" from reading as "timer".
-    return skill_words(sentences(), leave_out=frozenset({"TalkboxOffline", *chance.INTENTS}))
+    # nor for chance, whose "or" ("heads or tails") kept "set a time or for ten minutes" from reading as "timer";
+    # nor for the questions about the box itself ("is this a person or a computer").
+    return skill_words(sentences(), leave_out=frozenset({"TalkboxOffline", "TalkboxAbout", *chance.INTENTS}))
 
 
 @functools.cache
@@ -176,8 +177,9 @@ def _misheard(said: str, pieces: tuple[str, ...]) -> SkillCall | None:
     return None
 
 
-_NOT_READ_LOOSELY: Final = frozenset({"offline", "remind_when"})
-"""Skills a loose reading never reaches: what they say (that the box cannot know, how to ask) the model says too."""
+_NOT_READ_LOOSELY: Final = frozenset({"offline", "remind_when", "about"})
+"""Skills a loose reading never reaches: a question misheard towards them (what the box cannot know, how to ask,
+what it is) stays the model's."""
 
 
 def _misread_slot(call: SkillCall, said: str) -> bool:
@@ -300,6 +302,10 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             if at is None:
                 return _off_the_clock("set_time", _text(v, "when"))
             return SkillCall("set_time", {"hour": at.hour, "minute": at.minute})
+        case "TalkboxPace":
+            return SkillCall("pace", {"action": str(v["action"])})
+        case "TalkboxAbout":
+            return SkillCall("about", {k: str(v[k]) for k in ("topic", "form", "thing", "assistant") if k in v})
         case "TalkboxOffline" if str(v.get("topic")) in TOPICS:
             return _offline(str(v["topic"]), v)
         case chancy if chancy in chance.INTENTS:

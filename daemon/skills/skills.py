@@ -8,7 +8,7 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, Protocol
 
-from daemon.skills import chance, facts, going_on, honest, intents
+from daemon.skills import about_box, chance, facts, going_on, honest, intents, pace
 from daemon.skills.calc import calculate
 from daemon.skills.clock import BoxClock
 from daemon.skills.intents import SkillCall
@@ -35,11 +35,13 @@ _LOGGER = logging.getLogger(__name__)
 
 HELP: Final = (
     "I answer questions, and I can tell you the time and the date, set timers, alarms and reminders, "
-    "change my volume, do sums and convert units, spell words, and tell you facts about countries, the elements, "
-    "the planets and the calendar. Say stop to stop me, or repeat that to hear me again."
+    "change my volume and how fast I speak, do sums and convert units, spell words, and tell you facts about "
+    "countries, the elements, the planets and the calendar. Say stop to stop me, or repeat that to hear me again."
 )
 UNSET_CLOCK: Final = honest.UNSET_CLOCK
-CONFIRM_FIRST: Final = frozenset({"timer_cancel", "alarm_cancel", "reminder_cancel", "forget", "volume", "set_time"})
+CONFIRM_FIRST: Final = frozenset(
+    {"timer_cancel", "alarm_cancel", "reminder_cancel", "forget", "volume", "set_time", "pace"}
+)
 """Requests that undo or change something: read loosely from a misheard sentence, they are asked about first."""
 NAMING: Final = frozenset({"name", "hour", "minute", "days"})
 """Arguments that only say which timer or alarm a request means."""
@@ -51,7 +53,7 @@ ANSWERS_ONLY: Final = (
     frozenset(
         {"time", "date", "day", "calculate", "expression", "convert", "help", "offline", "timer_left", "timer_pause"}
     )
-    | frozenset({"alarm_list", "remind_when", "reminder_list", "chance"})
+    | frozenset({"alarm_list", "remind_when", "reminder_list", "chance", "about"})
     | facts.SKILLS
 )
 """Requests that only answer (the time, a sum, a fact, what is left on a timer): they change nothing."""
@@ -98,9 +100,12 @@ class Skills:
         now_boot: Callable[[], float] = boot_clock,
         meaning: RequestReader | None = None,
         luck: random.Random | None = None,
+        voice: pace.Paced | None = None,
     ) -> None:
-        """`luck`: what flips the coins and rolls the dice (the system's randomness unless a test seeds one)."""
+        """`luck`: what flips the coins and rolls the dice (the system's randomness unless a test seeds one);
+        `voice`: whose pace "speak more slowly" changes (None: it cannot be changed)."""
         self.clock, self.volume, self.now_boot, self.meaning = clock, volume, now_boot, meaning
+        self.voice = voice
         self.luck = luck or random.SystemRandom()
         self.reminders = Reminders(boot)
         self._it: tuple[int, float] | None = None
@@ -109,6 +114,8 @@ class Skills:
         """A misheard request waiting for the user's yes, and when it was asked about (boot clock)."""
         self.home: Home | None = None
         """Home Assistant, when the box is linked to one: home commands the skills leave go there."""
+        self.about = about_box.BoxFacts()
+        """What the box is, for questions about itself (its model, wake phrase, what it keeps): set once assembled."""
 
     def route(self, text: str) -> SkillCall | None:
         """The skill a sentence template says `text` asks for, else the one it means (read by meaning), else the
@@ -304,6 +311,11 @@ class Skills:
                 return Reply("")
             case "offline":
                 return Reply(honest.offline(str(a.get("topic", ""))))
+            case "pace" if self.voice is not None:
+                return Reply(pace.change(self.voice, str(a.get("action", ""))))
+            case "about":
+                linked = self.home is not None and self.home.attached
+                return Reply(about_box.answer(dict(a), self.about, home=linked))
             case "expression":
                 value = calculate(str(a.get("expression", "")))
                 return Reply(f"That's {say_number(value)}." if value is not None else "I couldn't work that out.")
@@ -341,13 +353,16 @@ class Skills:
         } | ({"homeassistant": self.home.status()} if self.home is not None else {})
 
     def settings(self) -> dict[str, str | int | float | bool]:
-        """What the state file keeps: the volume and a clock the user set."""
-        return {
+        """What the state file keeps: the volume, the pace of the voice and a clock the user set."""
+        kept: dict[str, str | int | float | bool] = {
             "volume": self.volume.level,
             "muted": self.volume.muted,
             "clock_offset_s": round(self.clock.offset_s, 3),
             "clock_set_on_boot": self.clock.set_on_boot,
         }
+        if self.voice is not None:
+            kept["pace"] = self.voice.pace
+        return kept
 
     # -- volume ---------------------------------------------------------------------------------------------
 

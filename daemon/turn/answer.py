@@ -191,13 +191,16 @@ class Answer:
             self._emit(TokenGenerated(turn=self._turn, text=piece))
             if self._on_piece is not None:
                 self._on_piece(piece)
-            if self._speak:
-                for sentence in splitter.feed(piece):
+            for sentence in splitter.feed(piece):
+                if self._speak:
                     index = self._queue_sentence(index, sentence)
-        if self._speak and not self._cancel.is_set() and (rest := splitter.flush()):
-            self._queue_sentence(index, rest)
-        text = "".join(said).strip()
         stats = self._llm.stats if self._reply is None else GenerationStats()
+        text = "".join(said).strip()
+        rest = splitter.flush()
+        if stats.cut and rest:  # the sentence the token limit cut off: not said, not shown as the answer
+            text = text.removesuffix(rest).rstrip()
+        elif self._speak and not self._cancel.is_set() and rest:
+            self._queue_sentence(index, rest)
         self._emit(
             AnswerFinished(
                 turn=self._turn,

@@ -231,3 +231,13 @@ def test_a_partials_words_give_way_to_the_pauses_words(llm) -> None:  # type: ig
     assert judged == pytest.approx(alone, abs=1e-3)
     assert "Lima" in "".join(llm.respond(question))
     llm.conversation.forget()
+
+
+def test_an_answer_cut_off_at_its_length_limit_is_remembered_to_its_last_whole_sentence(short_llm) -> None:  # type: ignore[no-untyped-def]
+    short_llm.conversation.forget()
+    answer = "".join(short_llm.respond("Say four very short sentences about cats, three words each."))
+    assert short_llm.stats.cut and short_llm.stats.answer_tokens == 24  # llm.max_answer_tokens of this copy
+    remembered = short_llm.conversation.exchanges()[-1].answer
+    assert answer.startswith(remembered) and len(remembered) < len(answer.strip())
+    assert remembered.rstrip("\"')")[-1] in ".!?"  # the unfinished sentence is not the model's own words next time
+    assert UNSURE not in answer  # a doubt is never said after words cut off

@@ -92,3 +92,21 @@ def test_a_stock_reply_kept_ahead_outlives_the_short_replies_said_since(tts) -> 
     for n in range(KEEP_REPLIES + 1):  # more short replies than memory keeps of them
         list(tts.synthesize(f"That's {n}."))
     assert next(iter(tts.synthesize("No alarms are set."))) is kept[0]  # still said from memory, never voiced again
+
+
+def test_a_slower_pace_says_the_same_words_more_slowly_and_makes_kept_replies_again(tts) -> None:  # type: ignore[no-untyped-def]
+    sentence = "The quick brown fox jumps over the lazy dog."
+    tts.keep("No timers are running.")
+    kept = list(tts.synthesize("No timers are running."))
+    usual = sum(len(chunk) for chunk in tts.synthesize(sentence))
+    try:
+        tts.pace = 1.3
+        slower = sum(len(chunk) for chunk in tts.synthesize(sentence))
+        again = list(tts.synthesize("No timers are running."))
+        assert again[0] is not kept[0] and len(again[0]) > len(kept[0])  # not the old pace from memory
+        assert next(iter(tts.synthesize("No timers are running."))) is again[0]  # kept for good again, at the new pace
+    finally:
+        tts.pace = 1.0
+    silence = len(tts._silence)  # the pause after the sentence does not stretch
+    assert 1.1 < (slower - silence) / (usual - silence) < 1.3  # Piper's speech grows less than its length scale
+    assert sum(len(chunk) for chunk in tts.synthesize(sentence)) == usual  # back at its usual pace

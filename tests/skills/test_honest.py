@@ -539,7 +539,7 @@ def test_a_timer_with_its_length_is_still_set(said: str, seconds: int) -> None:
         "what's the best music to study to",
         "how do I make a phone call abroad",
         "how do you say thank you in spanish",
-        "can you speak more slowly",
+        "can you speak english",
     ],
 )
 def test_a_game_a_name_or_a_question_worded_near_such_a_request_stays_the_models(said: str) -> None:

@@ -320,6 +320,14 @@ class TimedVoice:
     def keep(self, text: str) -> None:
         self._tts.keep(text)
 
+    @property
+    def pace(self) -> float:
+        return self._tts.pace
+
+    @pace.setter
+    def pace(self, pace: float) -> None:
+        self._tts.pace = pace
+
     def close(self) -> None:
         pass
 
