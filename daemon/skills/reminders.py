@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import enum
+import re
 import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
@@ -64,7 +65,7 @@ class Reminder:
         if self.note:
             return f"reminder to {self.note}"
         if self.kind is Kind.TIMER:
-            return f"{self.name} timer" if self.name else f"{say_length(self.seconds)} timer"
+            return f"{self.name} timer" if self.name else f"{_length_as_a_name(self.seconds)} timer"
         return f"{self.hour}:{self.minute:02d} alarm"
 
     def left_s(self, now_boot: float) -> float:
@@ -82,6 +83,12 @@ def say_length(seconds: float) -> str:
     parts += [(secs, "second")] if days == hours == 0 and minutes < 10 else []
     said = [f"{n} {unit}{'' if n == 1 else 's'}" for n, unit in parts if n]
     return " and ".join(said) if said else "0 seconds"
+
+
+def _length_as_a_name(seconds: float) -> str:
+    """A length naming a timer, as people say it: "10 minute", "1 hour 30 minute" ("10 minutes timer cancelled." read
+    as a slip)."""
+    return re.sub(r"(\w+?)s\b", r"\1", say_length(seconds)).replace(" and ", " ")
 
 
 def next_ring(hour: int, minute: int, days: tuple[int, ...], after: float) -> float:

@@ -94,7 +94,7 @@ def _timer_name(around: str) -> str:
 
 
 def asked(call: SkillCall) -> str:
-    """The request `call` makes, in words a confirmation can ask about ("set a 12 minutes timer for the rice")."""
+    """The request `call` makes, in words a confirmation can ask about ("set a timer for 12 minutes for the rice")."""
     a = call.args
     match call.skill:
         case "timer_start":

@@ -266,7 +266,7 @@ class DisplayController:
 
 
 def _short(label: str) -> str:
-    """ "pasta timer" -> "pasta"; an unnamed "10 minutes timer" -> "timer"; "reminder to check the oven" -> "check
+    """ "pasta timer" -> "pasta"; an unnamed "10 minute timer" -> "timer"; "reminder to check the oven" -> "check
     the oven"."""
     name = label.removesuffix(" timer").removeprefix("reminder to ")
     return "timer" if name[:1].isdigit() else name

@@ -692,10 +692,10 @@ def test_a_misheard_cancel_is_asked_about_in_a_turn_and_done_on_the_next_yes(
 ) -> None:
     assert box.ask("set a timer for ten minutes").answer == "A timer for 10 minutes, starting now."
     assert box.ask("Can still my timer.").answer == 'Did you mean "cancel my timer"? Say yes, and I will.'
-    assert box.ask("how long is left on my timer").answer.startswith("10 minutes")  # still running; moves on
+    assert box.ask("how long is left on my timer").answer.startswith("10 minute timer")  # still running; moves on
     assert box.ask("yes").answer == "You said: yes"  # nothing asked about any more: the model's
     assert box.ask("Can still my timer.").answer.startswith("Did you mean")
-    assert box.ask("yes").answer == "10 minutes timer cancelled."
+    assert box.ask("yes").answer == "10 minute timer cancelled."
     assert [c[0] for c in skill_calls(box.events)] == [
         "timer_start", "timer_cancel", "timer_left", "timer_cancel", "confirm",
     ]  # fmt: skip

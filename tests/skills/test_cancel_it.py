@@ -51,7 +51,7 @@ def test_among_several_timers_it_is_the_one_just_asked_about() -> None:
     _said(skills, "set a timer for 5 minutes")
     _said(skills, "how long is left on the eggs timer")
     assert _said(skills, "cancel it") == ("timer_cancel", "Eggs timer cancelled.")
-    assert sorted(t.label for t in skills.reminders.timers()) == ["5 minutes timer", "pasta timer"]
+    assert sorted(t.label for t in skills.reminders.timers()) == ["5 minute timer", "pasta timer"]
 
 
 def test_cancel_it_with_nothing_just_spoken_of_only_stops() -> None:

@@ -45,7 +45,7 @@ def test_a_misheard_cancel_is_asked_about_and_done_on_yes(skills: Skills) -> Non
     # "Can still my timer." is how Whisper heard "Cancel my timer." (tune half of the routing evaluation)
     assert said(skills, "Can still my timer.") == Reply('Did you mean "cancel my timer"? Say yes, and I will.')
     assert len(skills.reminders.timers()) == 1  # nothing undone yet
-    assert said(skills, "yes please") == Reply("10 minutes timer cancelled.", changed=True)
+    assert said(skills, "yes please") == Reply("10 minute timer cancelled.", changed=True)
     assert skills.reminders.timers() == []
     assert said(skills, "yes") is None  # asked about once: a second yes is the conversation's
 
@@ -69,7 +69,7 @@ def test_another_request_moves_on_and_a_late_yes_does_nothing(skills: Skills, bo
 
 
 def test_a_request_heard_as_said_is_done_at_once(skills: Skills) -> None:
-    assert said(skills, "cancel my timer") == Reply("10 minutes timer cancelled.", changed=True)
+    assert said(skills, "cancel my timer") == Reply("10 minute timer cancelled.", changed=True)
     assert skills.reminders.timers() == []
 
 

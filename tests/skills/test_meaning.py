@@ -134,9 +134,7 @@ def test_a_command_that_undoes_something_read_by_meaning_is_asked_about_first(ro
     assert call is not None
     reply = skills.run(call)
     assert reply.text.startswith("Did you mean") and len(skills.reminders.timers()) == 1
-    assert skills.run(skills.route("yes") or pytest.fail("no yes")) == Reply(
-        "10 minutes timer cancelled.", changed=True
-    )
+    assert skills.run(skills.route("yes") or pytest.fail("no yes")) == Reply("10 minute timer cancelled.", changed=True)
 
 
 def test_a_question_only_the_internet_could_answer_now_gets_the_offline_answer(router: MeaningRouter) -> None:

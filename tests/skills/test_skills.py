@@ -150,6 +150,9 @@ def test_timers_run_on_the_boot_clock_and_can_be_named_asked_and_cancelled() -> 
     assert "Which one?" in skills.run(match("cancel the timer")).text  # type: ignore[arg-type]
     assert skills.run(match("cancel the pasta timer")).text == "Pasta timer cancelled."  # type: ignore[arg-type]
     assert [t.seconds for t in skills.reminders.timers()] == [600]
+    skills.run(match("set a timer for an hour and a half"))  # type: ignore[arg-type]
+    # NOTE: named by their length as people name them ("10 minutes timer" read as a slip)
+    assert [t.label for t in skills.reminders.timers()] == ["10 minute timer", "1 hour 30 minute timer"]
 
 
 def test_cancel_the_timer_waits_for_a_name_only_while_a_name_could_choose() -> None:

@@ -256,7 +256,7 @@ def test_the_idle_screen_counts_timers_down_and_shows_which_one_rings() -> None:
     clock = Clock()
     c, _ = controller(clock)
     c.on_event(BoxReady(wake_phrase="Hey Jarvis"))
-    c.on_event(RemindersChanged(timers=(("pasta timer", 462.0), ("8 minutes timer", 480.0)), alarms=()))
+    c.on_event(RemindersChanged(timers=(("pasta timer", 462.0), ("8 minute timer", 480.0)), alarms=()))
     screen = c.current()
     assert (screen.text, screen.detail) == ("pasta 7:42", "timer 8:00")
     assert c._next_wake(clock.now) <= 1.01  # the countdown moves every second
