@@ -105,7 +105,15 @@ def normalise(text: str) -> str:
     text = re.sub(r"\b(alarm|timer|reminder|up|me) 4 (?=\d)", r"\1 for ", text)
     text = re.sub(r"[!?;\"]", " ", text)
     text = re.sub(r"(?<!\d)[.,](?!\d)", " ", text)  # keep "7.30" and "2.5", drop sentence punctuation
-    return " ".join(text.split())
+    return _ADDRESS.sub("", " ".join(text.split()), count=1)
+
+
+_ADDRESS: Final = re.compile(
+    r"^(?:(?:hey|ok|okay|hi) (?:google|siri|alexa|jarvis|talkbox|talk box|computer|mycroft|nabu)"
+    r"|alexa|siri|jarvis|talkbox|talk box|mycroft) (?=\S)"
+)
+"""Whom a request is addressed to, by habit or the box's own wake phrase said again ("OK Google, what time is it?",
+"Alexa, set a timer..."): not part of it. Only before words: "Alexa" alone, or "Siri's voice", stays."""
 
 
 def match(text: str) -> SkillCall | None:

@@ -70,3 +70,23 @@ def test_the_pace_goes_a_step_at_a_time_within_its_limits() -> None:
     said = [pace.change(voice, "faster") for _ in range(3)]
     assert said == ["Okay, I'll speak faster."] * 2 + ["That's as fast as I speak."] and voice.pace == pace.FASTEST
     assert not pace.usable(3.0) and not pace.usable("1.2") and pace.usable(1.25)
+
+
+@pytest.mark.parametrize(
+    ("said", "skill"),
+    [
+        ("OK Google, what time is it?", "time"),  # the model said "Sorry, I can't know the current time offline."
+        ("Alexa, set a timer for five minutes.", "timer_start"),
+        ("Hey Jarvis, are you Alexa?", "about"),
+        ("Jarvis, what's the date?", "date"),
+        ("Siri, stop.", "stop"),
+    ],
+)
+def test_a_request_addressed_by_habit_to_an_assistant_is_still_the_request(said: str, skill: str) -> None:
+    call = intents.match(said)
+    assert call is not None and call.skill == skill
+
+
+@pytest.mark.parametrize("said", ["Alexa.", "who is alexa", "siri's voice is nice", "how does google maps work"])
+def test_an_assistant_named_in_a_question_is_not_taken_off_it(said: str) -> None:
+    assert intents.match(said) is None
