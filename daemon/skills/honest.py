@@ -46,10 +46,17 @@ SUN: Final = "I can't tell: sunrise and sunset depend on where you are, and noth
 DEVICES: Final = (
     "I can't do that: I'm not connected to anything in your home. Linked to Home Assistant, I could ask it."
 )
-TOPICS: Final = frozenset(
-    {"weather", "sun", "news", "sport", "prices", "tv", "traffic", "travel", "opening", "online", "personal", "devices"}
-    | REPLIES.keys()
+LATEST: Final = (
+    "I can't know what's newest, or who won last: what I learned stops a while back, and with no internet "
+    "connection nothing newer reaches me."
 )
+"""For "what's the newest Samsung phone", "who won the last World Cup": the model named what was newest when it
+learned ("the Galaxy S21", "Brazil in 2014")."""
+TOPICS: Final = frozenset(
+    {"weather", "sun", "news", "sport", "prices", "tv", "traffic", "travel", "opening", "online", "personal", "devices",
+     "latest"}
+    | REPLIES.keys()
+)  # fmt: skip
 """What the offline skill is asked about (the `topic` of TalkboxOffline in sentences.yaml)."""
 
 # NOTE: a place or team in an offline template makes it a question about now, unless it names another time or a
@@ -74,6 +81,29 @@ PLACES: Final = re.compile(
     r"pub|bar|museum|gym|swimming pool|pool|mall|market|takeaway|petrol station|gas station|hospital|park|zoo)s?"
 )
 """Places whose opening hours are asked about ("is the bakery open?"): the offline question, not a door."""
+
+
+_PRODUCT: Final = re.compile(
+    r"\b(phones?|smartphones?|iphones?|ipads?|tablets?|laptops?|computers?|macs?|macbooks?|imacs?|watch(es)?|"
+    r"smartwatch(es)?|kindles?|e-?readers?|consoles?|playstations?|xbox(es)?|switch|cars?|models?|versions?|"
+    r"updates?|releases?|editions?|films?|movies?|albums?|songs?|singles?|books?|novels?|games?|series|"
+    r"episodes?|sequels?|chips?|processors?|cameras?|drones?|headphones|earbuds|airpods|tvs?|televisions?|"
+    r"gadgets?|operating systems?|browsers?|apps?|software|firmware)\b"
+)
+_TITLE: Final = re.compile(r"\b(champions?|title holders?|record holders?|holders?|winners?)\b")
+
+
+def is_product(slot: str) -> bool:
+    """True if what is asked the newest of is a thing made or released again and again (a phone, a film, a version),
+    not a fact that stays ("the most recent ice age", "the latest time to plant potatoes")."""
+    said = slot.strip().lower()
+    return len(said.split()) <= 5 and _PRODUCT.search(said) is not None and _NOT_NOW.search(digits(said)) is None
+
+
+def is_title(slot: str) -> bool:
+    """True if "the current ..." names a champion or a winner (who holds it changes), not an office or a thing."""
+    said = slot.strip().lower()
+    return len(said.split()) <= 6 and _TITLE.search(said) is not None and _NOT_NOW.search(digits(said)) is None
 
 
 def is_device(slot: str) -> bool:
@@ -137,7 +167,9 @@ def of_the_moment(said: str) -> SkillCall | None:
     return SkillCall("offline", {"topic": "personal" if about_me(said) else "moment"})
 
 
-_OFFLINE_REPLIES: Final = {"online": NOT_ONLINE, "personal": PERSONAL, "sun": SUN, "devices": DEVICES, **REPLIES}
+_OFFLINE_REPLIES: Final = {
+    "online": NOT_ONLINE, "personal": PERSONAL, "sun": SUN, "devices": DEVICES, "latest": LATEST, **REPLIES
+}  # fmt: skip
 
 
 def offline(topic: str) -> str:

@@ -14,12 +14,12 @@ import time
 from importlib import resources
 from typing import Any, Final
 
-from daemon.skills import chance, facts, unable
+from daemon.skills import chance, counting, facts, unable
 from daemon.skills.amounts import digits, read_duration, read_volume, strip_fillers
 from daemon.skills.calc import Unanswerable, work_out
 from daemon.skills.call import Arg as Arg
 from daemon.skills.call import SkillCall as SkillCall
-from daemon.skills.honest import TOPICS, is_amount, is_device, is_now
+from daemon.skills.honest import TOPICS, is_amount, is_device, is_now, is_product, is_title
 from daemon.skills.misheard import readings
 from daemon.skills.reminder_args import noted, once_on, part_of_day_call
 from daemon.skills.speech import DAYS
@@ -75,8 +75,9 @@ def skill_vocabulary() -> frozenset[str]:
     """The words a misheard command is read again towards."""
     # NOTE: no loose reading is taken for the offline topics, so their words ("late", "race") are not the skills';
     # nor for chance, whose "or" ("heads or tails") kept "set a time or for ten minutes" from reading as "timer";
-    # nor for the questions about the box itself ("is this a person or a computer").
-    return skill_words(sentences(), leave_out=frozenset({"TalkboxOffline", "TalkboxAbout", *chance.INTENTS}))
+    # nor for the questions about the box itself ("is this a person or a computer"), nor for counting aloud.
+    leave_out = frozenset({"TalkboxOffline", "TalkboxAbout", *chance.INTENTS, *counting.INTENTS})
+    return skill_words(sentences(), leave_out=leave_out)
 
 
 @functools.cache
@@ -316,10 +317,12 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             return SkillCall("about", {k: str(v[k]) for k in ("topic", "form", "thing", "assistant") if k in v})
         case "TalkboxOffline" if str(v.get("topic")) in TOPICS:
             return _offline(str(v["topic"]), v)
+        case "TalkboxCount":
+            return counting.read(v)
         case chancy if chancy in chance.INTENTS:
             return chance.read(chancy, v)
         case fact if fact in facts.INTENTS:
-            found = facts.read(fact, v)
+            found = facts.read(fact, v, said)
             return SkillCall(*found) if found is not None else None
     return None
 
@@ -340,6 +343,8 @@ def _offline(topic: str, v: dict[str, object]) -> SkillCall | None:
         return SkillCall("offline", {"topic": topic}) if named else None
     if topic in unable.REPLIES:
         return SkillCall("offline", {"topic": topic}) if unable.asks_it(v) else None
+    if ("product" in v and not is_product(str(v["product"]))) or ("title" in v and not is_title(str(v["title"]))):
+        return None
     slots = [str(v[name]) for name in ("place", "team", "show", "company", "road", "subject") if name in v]
     if not all(is_now(slot) for slot in slots):
         return None

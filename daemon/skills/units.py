@@ -67,6 +67,14 @@ _NAMES: Final = {
 _PLURALS: Final = {"foot": "feet", "inch": "inches", "celsius": "degrees celsius", "fahrenheit": "degrees fahrenheit"}
 
 
+_CALENDAR: Final = {
+    ("year", "day"): "A year has 365 days, or 366 in a leap year.",
+    ("month", "day"): "A month has 30 or 31 days, and February 28, or 29 in a leap year.",
+    ("year", "week"): "A year has 52 weeks and a day, or two days in a leap year.",
+}
+"""What a calendar's year or month is asked in days: pint's are averages ("1 year is 365.25 days")."""
+
+
 @dataclass(frozen=True)
 class Conversion:
     """A converted amount."""
@@ -78,6 +86,8 @@ class Conversion:
 
     def spoken(self) -> str:
         """How the box says it: "1 litre is 4.23 cups."."""
+        if self.amount == 1 and (said := _CALENDAR.get((self.from_unit, self.to_unit))):
+            return said
         return f"{say_number(self.amount)} {plural(self.from_unit, self.amount)} is {say_number(self.value)} " + (
             f"{plural(self.to_unit, self.value)}."
         )

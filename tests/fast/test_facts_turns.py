@@ -39,6 +39,8 @@ FACTS = [
     ("what day is christmas next year", "holiday", "In 2027, Christmas Day falls on a Saturday."),
     ("how many days until christmas", "holiday", "There are 24 days until Christmas Day."),
     ("is 2028 a leap year", "leap_year", "Yes, 2028 is a leap year."),
+    ("what day of the week was july the 4th 1976", "weekday", "July the fourth, 1976, was a Sunday."),
+    ("count to five", "count", "1, 2, 3, 4, 5."),
     ("how do you spell necessary", "spell", "Necessary is spelled N, E, C, E, S, S, A, R, Y."),
 ]
 """Each question, the skill that must answer it and its whole reply (by the clock at NOW)."""

@@ -12,7 +12,7 @@ import pytest
 from daemon.events import RemindersChanged, SkillCalled, SpeakingFinished
 from daemon.ports import Engines
 from daemon.skills import unable
-from daemon.skills.honest import NOT_ONLINE, OFFLINE, PERSONAL, TIMER_LIMITS, VOLUME_LIMITS
+from daemon.skills.honest import LATEST, NOT_ONLINE, OFFLINE, PERSONAL, TIMER_LIMITS, VOLUME_LIMITS
 from tests.fast.script import ANSWER, QUESTION
 from tests.fast.test_skills_in_the_box import AssembledBox, box_config
 from tests.harness import names, of
@@ -35,6 +35,7 @@ HONEST = [
     ("what's on tv tonight", "offline", OFFLINE),
     ("how's the traffic this morning", "offline", OFFLINE),
     ("search the internet for cheap flights", "offline", NOT_ONLINE),
+    ("what's the newest samsung phone", "offline", LATEST),
     ("was there an earthquake in chile today", "offline", OFFLINE),  # no template: a question about the moment
     ("is my daughter back from school yet", "offline", PERSONAL),
     ("play some jazz", "offline", unable.MUSIC),  # never "Sure, playing some jazz for you"

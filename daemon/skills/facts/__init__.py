@@ -13,10 +13,10 @@ from typing import Final
 
 from daemon.skills.amounts import strip_fillers
 from daemon.skills.call import Arg
-from daemon.skills.facts import calendar_facts, countries, elements, sky, spelling, world_clock
+from daemon.skills.facts import calendar_facts, countries, day_of_date, elements, sky, spelling, world_clock
 from daemon.skills.honest import UNSET_CLOCK
 
-SKILLS: Final = frozenset({"country", "element", "planet", "holiday", "leap_year", "spell", "world_time"})
+SKILLS: Final = frozenset({"country", "element", "planet", "holiday", "leap_year", "spell", "world_time", "weekday"})
 INTENTS: Final = frozenset(
     {
         "TalkboxCountry",
@@ -29,6 +29,7 @@ INTENTS: Final = frozenset(
         "TalkboxLeapYear",
         "TalkboxSpell",
         "TalkboxWorldTime",
+        "TalkboxWeekday",
     }
 )
 """The intents of sentences.yaml that ask for a fact."""
@@ -40,8 +41,9 @@ def _text(values: Mapping[str, object], name: str) -> str:
     return strip_fillers(str(values.get(name) or ""))
 
 
-def read(intent: str, v: Mapping[str, object]) -> Read | None:
-    """The fact skill and its arguments an intent match asks for, or None when its slot names no such thing."""
+def read(intent: str, v: Mapping[str, object], said: str = "") -> Read | None:
+    """The fact skill and its arguments an intent match asks for (`said`: the words matched), or None when its slot
+    names no such thing."""
     fact = str(v.get("fact", ""))
     match intent:
         case "TalkboxCountry":
@@ -83,6 +85,8 @@ def read(intent: str, v: Mapping[str, object]) -> Read | None:
         case "TalkboxWorldTime":
             place, zones = world_clock.zones_of(_text(v, "city"))
             return ("world_time", {"place": place, "zones": " ".join(zones)}) if zones else None
+        case "TalkboxWeekday":
+            return _weekday(_text(v, "on_date"), str(v.get("weekday", "")).capitalize(), said)
     return None
 
 
@@ -98,6 +102,15 @@ def _calendar(intent: str, v: Mapping[str, object]) -> Read | None:
     if intent == "TalkboxLeapYear":
         return "leap_year", args | ({"next": True} if v.get("next") else {})
     return "holiday", args | {"holiday": str(v["holiday"]), "ask": str(v.get("ask", "day"))}
+
+
+def _weekday(on_date: str, weekday: str, said: str) -> Read | None:
+    date = day_of_date.read_date(on_date)
+    if date is None:
+        return None  # "what day was I born on if I was born in the spring": no date
+    day, month, year = date
+    args: dict[str, Arg] = {"day": day, "month": month, "tense": day_of_date.tense_of(said)}
+    return "weekday", args | ({"year": year} if year is not None else {}) | ({"asked": weekday} if weekday else {})
 
 
 def answer(skill: str, args: Mapping[str, object], wall: Callable[[], float | None]) -> str:
@@ -118,6 +131,8 @@ def answer(skill: str, args: Mapping[str, object], wall: Callable[[], float | No
             return calendar_facts.leap_year(args, wall())
         case "spell":
             return spelling.answer(str(args["word"]))
+        case "weekday":
+            return day_of_date.answer(args, wall())
         case "world_time":
             return world_clock.answer(str(args["place"]), tuple(str(args["zones"]).split()), wall()) or UNSET_CLOCK
     return "I don't know that."
