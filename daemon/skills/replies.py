@@ -36,6 +36,13 @@ def volume_said(level: int) -> str:
     return f"Volume {level}."
 
 
+def volume_level(level: int, muted: bool) -> str:
+    """What the box says asked how loud it is, or can go."""
+    if muted:
+        return f"I'm muted. Say unmute, and I'll speak at volume {level}, of 0 to 100."
+    return f"My volume is {level}, of 0 to 100." if level < 100 else "My volume is 100: as loud as I go."
+
+
 STOCK_REPLIES: Final = (
     NO_TIMERS,
     NO_ALARMS,

@@ -24,7 +24,7 @@ from daemon.skills.reminder_replies import (
     timers_left,
 )
 from daemon.skills.reminders import Kind, Reminder, Reminders, boot_clock, say_length
-from daemon.skills.replies import FORGOTTEN, LOUDEST, OKAY, VOLUME_STEP, Reply, volume_said
+from daemon.skills.replies import FORGOTTEN, LOUDEST, OKAY, VOLUME_STEP, Reply, volume_level, volume_said
 from daemon.skills.speech import say_date, say_day, say_days, say_month_day, say_number, say_time, say_weekday
 from daemon.skills.units import Conversion
 
@@ -373,6 +373,8 @@ class Skills:
         if action == "mute":
             v.muted = True
             return Reply("", changed=True)
+        if action == "level":
+            return Reply(volume_level(v.level, v.muted))
         if action == "set" and isinstance(level, int | float) and not 0 <= level <= 100:
             return Reply(honest.VOLUME_LIMITS)
         v.muted = False

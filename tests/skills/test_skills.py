@@ -245,6 +245,20 @@ def test_volume_changes_by_voice_and_is_kept_in_the_settings() -> None:
     assert skills.volume.muted and skills.settings()["volume"] == 50 and skills.settings()["muted"] is True
 
 
+def test_asked_how_loud_it_is_the_box_says_and_changes_nothing() -> None:
+    skills = _skills()
+    asked = ("what's the volume at", "how loud can you go", "what's the maximum volume", "are you muted")
+    assert [skills.run(match(q)).text for q in asked] == ["My volume is 100: as loud as I go."] * 4  # type: ignore[arg-type]
+    skills.run(match("set the volume to 40"))  # type: ignore[arg-type]
+    skills.run(match("mute"))  # type: ignore[arg-type]
+    assert skills.run(match("what volume are you on")).text == (  # type: ignore[arg-type]
+        "I'm muted. Say unmute, and I'll speak at volume 40, of 0 to 100."
+    )
+    skills.run(match("unmute"))  # type: ignore[arg-type]
+    assert skills.run(match("how loud are you")).text == "My volume is 40, of 0 to 100."  # type: ignore[arg-type]
+    assert skills.volume.level == 40 and match("what is the loudest animal") is None
+
+
 def test_a_tool_call_line_is_parsed_and_the_grammar_names_every_command() -> None:
     assert parse("timer_start 10 minutes") == match("set a timer for ten minutes")
     assert parse("alarm_set 6:30") is not None and parse("none") is None
