@@ -25,6 +25,11 @@ _CHOICE: Final = re.compile(
 """A question asking for a choice (a suggestion, a name, a joke): the model's chance is spread over many good
 answers, so a name it picks is not a claim it doubts ("I suggest Monopoly or Clue." was hedged: 5 of the tune half's
 9 right answers hedged at -1.5 were suggestions)."""
+_MADE_UP: Final = re.compile(
+    r"(please |(can|could|will|would) you )?(write|compose|make up|invent|create|sing) (me |us )?(a|an|some|another)\b"
+)
+"""A poem or a story asked for: no claim at all ("Write me a haiku about autumn." ended "Silence fills the air. I'm
+not sure of that, though."). Only as the request itself: "how do I write a cheque" asks how it is done."""
 _SENTENCE_END: Final = (".", "!", "?", ":")
 
 
@@ -35,8 +40,9 @@ know that offline.")."""
 
 
 def asks_for_a_choice(question: str) -> bool:
-    """Whether `question` asks for a suggestion, a name or a joke: any of many answers would do."""
-    return _CHOICE.search(question.lower()) is not None
+    """Whether `question` asks for a suggestion, a name, a joke or a poem: any of many answers would do."""
+    asked = question.lower()
+    return _CHOICE.search(asked) is not None or _MADE_UP.match(asked) is not None
 
 
 class Doubt:

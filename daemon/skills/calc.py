@@ -118,9 +118,11 @@ def _work_out(expression: str) -> float | None:
     if m := re.fullmatch(rf"({'|'.join(_SHARES)})(?: of)? (.+)", said):
         whole = parse_number(m[2])
         return _SHARES[m[1]] * whole if whole is not None else None
-    if m := re.fullmatch(r"(.+?)\s*percent of (.+)", said):
+    if m := re.fullmatch(r"(.+?)\s*percent (?:of|tip on|tip of) (.+)", said):
         share, whole = parse_number(m[1]), parse_number(m[2])
         return share * whole / 100 if share is not None and whole is not None else None
+    if (changed := _percent_change(said)) is not None:
+        return changed
     # NOTE: operands are read one at a time: the number parser reads "nine minus twelve" whole as -12.
     pattern = "|".join(re.escape(words) for words, _ in _OPERATORS)
     parts = re.split(rf"(?<![a-z])({pattern})(?![a-z])", said)
@@ -145,6 +147,25 @@ def _work_out(expression: str) -> float | None:
         return _evaluate(ast.parse(" ".join(terms), mode="eval").body)
     except (SyntaxError, ValueError):
         return None
+
+
+_PERCENT_OFF: Final = re.compile(
+    r"(?P<share>.+?)\s*percent off (?:of )?(?P<whole>.+)|(?P<w>.+?) with (?P<s>.+?)\s*percent off"
+)
+_PERCENT_ON: Final = re.compile(r"(?P<whole>.+?) (?P<sign>plus|add|and|minus|less|take away) (?P<share>.+?)\s*percent")
+
+
+def _percent_change(said: str) -> float | None:
+    """An amount with a share taken off or added ("20 percent off 50 pounds", "50 plus 10 percent"), or None."""
+    # NOTE: "50 minus 20 percent" was read as 50 - 20; "20 percent off 50 pounds" went to the model ("$10").
+    if m := _PERCENT_OFF.fullmatch(said):
+        share, whole, sign = parse_number(m["share"] or m["s"]), parse_number(m["whole"] or m["w"]), -1
+    elif m := _PERCENT_ON.fullmatch(said):
+        share, whole = parse_number(m["share"]), parse_number(m["whole"])
+        sign = -1 if m["sign"] in ("minus", "less", "take away") else 1
+    else:
+        return None
+    return None if share is None or whole is None else whole * (1 + sign * share / 100)
 
 
 _COMMANDED: Final = (

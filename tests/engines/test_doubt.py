@@ -79,3 +79,15 @@ def test_a_question_asking_for_a_choice_or_put_to_the_box_is_never_made_to_apolo
         apology = Apology([3, 5], above=0.05, question=question)
         assert apology(np.array([1]), scores) is scores and not apology.taken, question
     assert asks_for_a_choice("What's a good name for a hamster?") and not asks_for_a_choice("Who painted Guernica?")
+
+
+def test_a_poem_asked_for_is_no_claim_but_how_to_write_one_is_a_question() -> None:
+    made_up = ("Write me a haiku about autumn.", "Could you make up a story about a dragon?", "sing me a song")
+    assert all(asks_for_a_choice(q) for q in made_up)
+    asked = ("What is a haiku?", "How do I write a cheque?", "Who wrote the poem Daffodils?")
+    assert not any(asks_for_a_choice(q) for q in asked)
+    poem, question = Doubt(below=-1.5, question=made_up[0]), Doubt(below=-1.5, question=asked[0])
+    for doubt in (poem, question):
+        for token, logprob in ((" Leaves", -0.5), (" whisper", -0.5), (" to", -0.5), (" Autumn", -4.0)):
+            doubt.feed(token, logprob)
+    assert question.unsure and not poem.unsure

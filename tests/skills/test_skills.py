@@ -360,3 +360,52 @@ def test_everyday_wordings_reach_their_skill(said: str, skill: str) -> None:
 def test_the_volume_put_on_a_level_is_set_to_it() -> None:
     call = match("put the volume on six")
     assert call is not None and (call.skill, call.args.get("action"), call.args.get("level")) == ("volume", "set", 60)
+
+
+@pytest.mark.parametrize(
+    ("said", "seconds", "name"),
+    [
+        (
+            "Set a timer for pasta for 11 minutes.",
+            660,
+            "pasta",
+        ),  # was a nameless timer: "cancel the pasta timer" failed
+        ("start a timer for the rice for twenty minutes", 1200, "rice"),
+        ("set a timer for three quarters of an hour", 2700, None),  # a length, never a name
+    ],
+)
+def test_a_timer_named_before_its_length_carries_its_name(said: str, seconds: int, name: str | None) -> None:
+    call = match(said)
+    assert call is not None and (call.skill, call.args.get("seconds"), call.args.get("name")) == (
+        "timer_start",
+        seconds,
+        name,
+    )
+
+
+@pytest.mark.parametrize(
+    ("said", "level"),
+    [("turn the volume down to 30 percent", 30), ("bring it up to 80", 80), ("lower the volume to 2", 20)],
+)
+def test_a_volume_turned_up_or_down_to_a_level_is_set_to_it(said: str, level: int) -> None:
+    call = match(said)
+    assert call is not None and (call.skill, call.args.get("action"), call.args.get("level")) == (
+        "volume",
+        "set",
+        level,
+    )
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("what's 20 percent off 50 pounds", 40.0),  # the model: "$10"
+        ("what is 50 minus 20 percent", 40.0),  # was 30 (50 - 20)
+        ("50 plus 10 percent", 55.0),
+        ("what's a 15 percent tip on 80 dollars", 12.0),
+        ("20 percent of 50", 10.0),
+    ],
+)
+def test_a_share_taken_off_or_added_is_of_the_amount(said: str, value: float) -> None:
+    call = match(said)
+    assert call is not None and call.skill == "calculate" and call.args["value"] == pytest.approx(value)
