@@ -14,7 +14,7 @@ import time
 from importlib import resources
 from typing import Any, Final
 
-from daemon.skills import chance, counting, facts, unable
+from daemon.skills import chance, counting, facts, number_facts, unable
 from daemon.skills.amounts import digits, read_duration, read_volume, strip_fillers
 from daemon.skills.calc import Unanswerable, work_out
 from daemon.skills.call import Arg as Arg
@@ -75,8 +75,9 @@ def skill_vocabulary() -> frozenset[str]:
     """The words a misheard command is read again towards."""
     # NOTE: no loose reading is taken for the offline topics, so their words ("late", "race") are not the skills';
     # nor for chance, whose "or" ("heads or tails") kept "set a time or for ten minutes" from reading as "timer";
-    # nor for the questions about the box itself ("is this a person or a computer"), nor for counting aloud.
-    leave_out = frozenset({"TalkboxOffline", "TalkboxAbout", *chance.INTENTS, *counting.INTENTS})
+    # nor for the questions about the box itself ("is this a person or a computer"), nor for counting aloud or a
+    # number's facts.
+    leave_out = frozenset({"TalkboxOffline", "TalkboxAbout", *chance.INTENTS, *counting.INTENTS, *number_facts.INTENTS})
     return skill_words(sentences(), leave_out=leave_out)
 
 
@@ -186,9 +187,10 @@ def _misheard(said: str, pieces: tuple[str, ...]) -> SkillCall | None:
     return None
 
 
-_NOT_READ_LOOSELY: Final = frozenset({"offline", "remind_when", "about"})
+_NOT_READ_LOOSELY: Final = frozenset({"offline", "remind_when", "about", "number_fact", "weekday", "count"})
 """Skills a loose reading never reaches: a question misheard towards them (what the box cannot know, how to ask,
-what it is) stays the model's."""
+what it is) stays the model's; so does one whose answer is its number or date ("is 221 a prime number or", cut off at
+a pause, was read without its "or"), which a word read otherwise would change without a sign."""
 
 
 def _misread_slot(call: SkillCall, said: str) -> bool:
@@ -319,6 +321,8 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             return _offline(str(v["topic"]), v)
         case "TalkboxCount":
             return counting.read(v)
+        case "TalkboxNumberFact":
+            return number_facts.read(v)
         case chancy if chancy in chance.INTENTS:
             return chance.read(chancy, v)
         case fact if fact in facts.INTENTS:

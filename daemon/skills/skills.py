@@ -8,7 +8,7 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, Protocol
 
-from daemon.skills import about_box, chance, counting, facts, going_on, honest, intents, pace
+from daemon.skills import about_box, chance, counting, facts, going_on, honest, intents, number_facts, pace
 from daemon.skills.calc import calculate
 from daemon.skills.clock import BoxClock
 from daemon.skills.intents import SkillCall
@@ -323,6 +323,8 @@ class Skills:
                 return Reply(chance.answer(a, self.luck))
             case "count":
                 return Reply(counting.answer(a))
+            case "number_fact":
+                return Reply(number_facts.answer(a))
             case skill if skill in facts.SKILLS:
                 return Reply(facts.answer(skill, a, self.wall))
         return Reply("I can't do that yet.")

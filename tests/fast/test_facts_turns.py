@@ -41,6 +41,7 @@ FACTS = [
     ("is 2028 a leap year", "leap_year", "Yes, 2028 is a leap year."),
     ("what day of the week was july the 4th 1976", "weekday", "July the fourth, 1976, was a Sunday."),
     ("count to five", "count", "1, 2, 3, 4, 5."),
+    ("is ninety one a prime number", "number_fact", "No, 91 is not a prime number: it's 7 times 13."),
     ("how do you spell necessary", "spell", "Necessary is spelled N, E, C, E, S, S, A, R, Y."),
 ]
 """Each question, the skill that must answer it and its whole reply (by the clock at NOW)."""
