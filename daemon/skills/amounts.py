@@ -58,6 +58,12 @@ def parse_number(text: str) -> float | None:
     return float(found[0]) if len(found) == 1 else None
 
 
+def parse_whole(text: str) -> int | None:
+    """The one whole number `text` says ("ninety one", "-7"), or None."""
+    value = parse_number(text)
+    return int(value) if value is not None and value == int(value) else None
+
+
 def parse_duration(text: str) -> int | None:
     """Seconds in a spoken duration ("ten minutes", "an hour and a half", "1 hour 30 minutes"), or None."""
     seconds = read_duration(text)

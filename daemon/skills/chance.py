@@ -6,7 +6,7 @@ import random
 from collections.abc import Mapping
 from typing import Final
 
-from daemon.skills.amounts import parse_number
+from daemon.skills.amounts import parse_whole
 from daemon.skills.call import SkillCall
 
 INTENTS: Final = {"TalkboxCoin": "coin", "TalkboxDice": "dice", "TalkboxPick": "number"}
@@ -29,8 +29,7 @@ def _whole(text: object) -> int | None:
     said = str(text or "").strip().lower()
     if said in _COUNTS:
         return _COUNTS[said]
-    value = parse_number(said)
-    return int(value) if value is not None and value == int(value) else None
+    return parse_whole(said)
 
 
 def read(intent: str, values: dict[str, object]) -> SkillCall | None:

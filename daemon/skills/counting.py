@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from daemon.skills.amounts import parse_number
+from daemon.skills.amounts import parse_whole
 from daemon.skills.call import SkillCall
 
 INTENTS: Final = frozenset({"TalkboxCount"})
@@ -17,16 +17,11 @@ TOO_LONG: Final = f"That's too long a count: I say at most {MOST} numbers at a t
 # NOTE: the model counted "One, two, ... nine." when asked to count to ten.
 
 
-def _whole(said: object) -> int | None:
-    value = parse_number(str(said)) if said not in (None, "") else None
-    return int(value) if value is not None and value == int(value) else None
-
-
 def read(values: Mapping[str, object]) -> SkillCall | None:
     """The count a template match asks for (down from a number ends at one), or None when a number in it is none."""
     down = bool(values.get("down"))
-    start = _whole(values["start"]) if "start" in values else 1
-    end = _whole(values["end"]) if "end" in values else 1 if down else None
+    start = parse_whole(str(values["start"])) if "start" in values else 1
+    end = parse_whole(str(values["end"])) if "end" in values else 1 if down else None
     if start is None or end is None:
         return None
     return SkillCall("count", {"start": start, "end": end})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from daemon.skills.amounts import parse_number
+from daemon.skills.amounts import parse_whole
 from daemon.skills.call import Arg, SkillCall
 
 INTENTS: Final = frozenset({"TalkboxNumberFact"})
@@ -18,10 +18,10 @@ MOST_FACTORS: Final = 24
 
 def read(values: Mapping[str, object]) -> SkillCall | None:
     """The call a template match asks for, or None when what it names is no whole number (the model's then)."""
-    value = parse_number(str(values.get("number", "")))
-    if value is None or value != int(value):
+    number = parse_whole(str(values.get("number", "")))
+    if number is None:
         return None
-    args: dict[str, Arg] = {"number": int(value), "fact": str(values["fact"])}
+    args: dict[str, Arg] = {"number": number, "fact": str(values["fact"])}
     return SkillCall("number_fact", args | ({"prime": True} if values.get("prime") else {}))
 
 

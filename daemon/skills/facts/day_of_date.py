@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Final
 
 from daemon.skills.facts.calendar_facts import FIRST_YEAR, LAST_YEAR, read_year
-from daemon.skills.speech import DAYS, say_month_day, say_weekday
+from daemon.skills.speech import say_month_day, say_weekday
 
 MONTHS: Final = {name.lower(): n for n, name in enumerate(calendar.month_name) if name} | {
     "jan": 1, "feb": 2, "aug": 8, "sept": 9, "oct": 10, "nov": 11, "dec": 12
@@ -104,9 +104,3 @@ def answer(args: Mapping[str, object], now: float | None) -> str:
 
 def _ordinal(day: int) -> str:
     return f"{day}{'th' if 10 <= day % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(day % 10, 'th')}"
-
-
-def asked_weekday(said: str) -> str:
-    """The weekday a yes-or-no question names ("was it a Saturday"), or ""."""
-    named = [d for d in DAYS if re.search(rf"\b{d.lower()}\b", said.lower())]
-    return named[0] if len(named) == 1 else ""
