@@ -468,14 +468,8 @@ class LlamaModel:
                 answer.append(tail)
                 yield tail
             stats.apology_chance, stats.apologised = apology.chance, apology.taken
-            unfinished = stats.cut  # NOTE: a doubt said after a sentence cut off would join its unfinished words
-            if (
-                not stats.cancelled
-                and doubt.unsure
-                and not apology.taken
-                and not unfinished
-                and "".join(answer).strip()
-            ):
+            # NOTE: a doubt said after a sentence cut off (stats.cut) would join its unfinished words
+            if not (stats.cancelled or stats.cut or apology.taken) and doubt.unsure and "".join(answer).strip():
                 # NOTE: not remembered as the answer: in the conversation it would teach the model to hedge too
                 stats.hedged = True
                 yield f" {UNSURE}"

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Final, Protocol
 from daemon.skills import about_box, chance, counting, facts, going_on, honest, intents, number_facts, pace
 from daemon.skills.calc import calculate
 from daemon.skills.clock import BoxClock
+from daemon.skills.facts.calendar_facts import day_ahead
 from daemon.skills.intents import SkillCall
 from daemon.skills.reminder_replies import (
     add_to_timer,
@@ -24,9 +25,10 @@ from daemon.skills.reminder_replies import (
     timers_left,
 )
 from daemon.skills.reminders import Kind, Reminder, Reminders, boot_clock, say_length
-from daemon.skills.replies import FORGOTTEN, LOUDEST, OKAY, VOLUME_STEP, Reply, volume_level, volume_said
-from daemon.skills.speech import say_date, say_day, say_days, say_month_day, say_number, say_time, say_weekday
+from daemon.skills.replies import FORGOTTEN, OKAY, Reply
+from daemon.skills.speech import say_date, say_day, say_days, say_number, say_time
 from daemon.skills.units import Conversion
+from daemon.skills.volume import VolumeControl, change_volume
 
 if TYPE_CHECKING:
     from daemon.ports import RequestReader
@@ -61,14 +63,6 @@ IT_WITHIN_S: Final = 60.0
 """How long the timer or alarm a request just set or asked about stays what "cancel it" means."""
 CONFIRM_WITHIN_S: Final = 30.0
 """How long a yes still confirms the misheard request the box asked about."""
-
-
-class VolumeControl(Protocol):
-    """The speaker's loudness, as the skills change it."""
-
-    level: int
-    """0..100."""
-    muted: bool
 
 
 class Home(Protocol):
@@ -242,7 +236,7 @@ class Skills:
                 return Reply(f"It's {say_time(now)}." if now is not None else UNSET_CLOCK)
             case "date" if "on" in a or "ahead" in a:
                 now = self.wall()
-                return Reply(_day_ahead(now, a) if now is not None else UNSET_CLOCK)
+                return Reply(day_ahead(now, a) if now is not None else UNSET_CLOCK)
             case "date":
                 now = self.wall()
                 return Reply(f"Today is {say_date(now)}." if now is not None else UNSET_CLOCK)
@@ -291,7 +285,7 @@ class Skills:
                 at = (_int(a, "hour"), _int(a, "minute")) if "hour" in a else None
                 return cancel_alarms(self.reminders, at, bool(a.get("all")))
             case "volume":
-                return self._volume(str(a.get("action", "")), a.get("level"))
+                return change_volume(self.volume, str(a.get("action", "")), a.get("level"))
             case "calculate" if "impossible" in a:
                 return Reply(honest.no_answer(str(a["impossible"]), _float(a, "number")))
             case "calculate":
@@ -368,28 +362,6 @@ class Skills:
             kept["pace"] = self.voice.pace
         return kept
 
-    # -- volume ---------------------------------------------------------------------------------------------
-
-    def _volume(self, action: str, level: object) -> Reply:
-        v = self.volume
-        if action == "mute":
-            v.muted = True
-            return Reply("", changed=True)
-        if action == "level":
-            return Reply(volume_level(v.level, v.muted))
-        if action == "set" and isinstance(level, int | float) and not 0 <= level <= 100:
-            return Reply(honest.VOLUME_LIMITS)
-        v.muted = False
-        if action == "set" and isinstance(level, int | float):
-            v.level = int(level)
-        elif action == "up":
-            if v.level >= 100:
-                return Reply(LOUDEST)
-            v.level = min(100, v.level + VOLUME_STEP)
-        elif action == "down":
-            v.level = max(VOLUME_STEP, v.level - VOLUME_STEP)
-        return Reply(volume_said(v.level), changed=True)
-
 
 def _int(args: dict[str, intents.Arg], name: str) -> int:
     value = args.get(name)
@@ -399,15 +371,3 @@ def _int(args: dict[str, intents.Arg], name: str) -> int:
 def _float(args: dict[str, intents.Arg], name: str) -> float:
     value = args.get(name)
     return float(value) if isinstance(value, int | float | str) else 0.0
-
-
-def _day_ahead(now: float, a: dict[str, intents.Arg]) -> str:
-    """ "Tomorrow is Saturday, December the fifth.", "Tuesday is December the eighth." (the coming one: today if it is
-    that day, unless "next" was said)."""
-    today = datetime.date.fromtimestamp(now)
-    if "on" in a:
-        ahead = (_int(a, "on") - today.weekday()) % 7
-        day = today + datetime.timedelta(days=ahead or (7 if a.get("next") else 0))
-        return f"{'Today' if day == today else say_weekday(day)} is {say_month_day(day)}."
-    day = today + datetime.timedelta(days=_int(a, "ahead"))
-    return f"Tomorrow is {say_weekday(day)}, {say_month_day(day)}."

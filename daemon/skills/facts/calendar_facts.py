@@ -1,4 +1,5 @@
-"""Calendar facts: the day a holiday falls on, days until it, leap years (holidays and the standard library)."""
+"""Calendar facts: the day a holiday falls on, days until it, leap years, the date of a day ahead (holidays and the
+standard library)."""
 
 from __future__ import annotations
 
@@ -150,3 +151,15 @@ def leap_year(args: Mapping[str, object], now: float | None) -> str:
         return f"Yes, {year} is a leap year."
     why = ": a year ending in 00 is one only if it divides by 400" if year % 100 == 0 else ""
     return f"No, {year} isn't a leap year{why}."
+
+
+def day_ahead(now: float, args: Mapping[str, object]) -> str:
+    """ "Tomorrow is Saturday, December the fifth.", "Tuesday is December the eighth." (the coming one: today if it is
+    that day, unless "next" was said)."""
+    today = datetime.date.fromtimestamp(now)
+    if "on" in args:
+        ahead = (int(str(args["on"])) - today.weekday()) % 7
+        day = today + datetime.timedelta(days=ahead or (7 if args.get("next") else 0))
+        return f"{'Today' if day == today else say_weekday(day)} is {say_month_day(day)}."
+    day = today + datetime.timedelta(days=int(str(args.get("ahead", 0))))
+    return f"Tomorrow is {say_weekday(day)}, {say_month_day(day)}."
