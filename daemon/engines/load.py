@@ -165,7 +165,12 @@ def _recogniser(
     if selected.engine == "pocketsphinx":
         return PocketsphinxSpeechToText(selected.path)
     if selected.engine == "whisper":
-        return WhisperRecogniser(selected.path, threads=config.stt.threads or 1)
+        from daemon.skills.intents import match_as_heard
+
+        # NOTE: the final pass prefers a nearly as likely guess that is a command, word for word, when its first is
+        # none: only where the skills listen.
+        commands = (lambda text: match_as_heard(text) is not None) if config.skills.enabled else None
+        return WhisperRecogniser(selected.path, threads=config.stt.threads or 1, commands=commands)
     raise ModelError("stt-engine-unknown", f"STT model {selected.name} names no known engine")
 
 

@@ -19,6 +19,7 @@ from daemon.errors import EXIT_CONFIG, ConfigError
 from daemon.lab.evaluation import corpus
 from daemon.lab.evaluation.noises import hum, music, white_noise
 from daemon.lab.evaluation.voices import ESPEAK_VOICES, Voice
+from daemon.modelstore.select import select
 from daemon.ports import AUDIO_RATE_HZ, SpeechToText
 from tests.conftest import Speech, feed
 
@@ -174,3 +175,24 @@ def test_words_heard_right_come_with_more_confidence_than_the_box_asks_again_bel
     misheard = whisper.transcribe(voice.render("Is it foggy at the airport?").tobytes())
     assert "foggy" not in words(misheard.text), misheard.text
     assert misheard.confidence is not None and misheard.confidence < below, misheard
+
+
+def test_a_command_misheard_as_other_words_is_heard_as_the_nearly_as_likely_command(
+    whisper: SpeechToText, dev_config: Config
+) -> None:
+    assert isinstance(whisper, WhisperRecogniser)
+    plain = WhisperRecogniser(select(dev_config, "stt").path)  # no commands to prefer: the first guess alone
+    try:
+        voice = _espeak("espeak-en-us-160")
+        for said, misheard in (("all right stop", "start"), ("Who built you?", "bailed")):
+            audio = voice.render(said).tobytes()
+            assert misheard in words(plain.transcribe(audio).text)
+            heard = whisper.transcribe(audio).text
+            assert words(heard) == words(said), heard
+        # NOTE: "What is it?" had "What time is it?" among its guesses: the prompt's own words are never preferred.
+        assert words(whisper.transcribe(voice.render("what exactly are you").tobytes()).text) == {"what", "is", "it"}
+        # A question no template takes stays the recogniser's first guess, misheard or not.
+        asked = voice.render("Is it foggy at the airport?").tobytes()
+        assert whisper.transcribe(asked).text == plain.transcribe(asked).text
+    finally:
+        plain.close()
