@@ -19,6 +19,8 @@ from tests.skills.test_facts import _said, _skills
         ("What day was the 1st of January 2000?", "January the first, 2000, was a Saturday."),
         ("what day was november twenty second nineteen sixty three", "November the twenty second, 1963, was a Friday."),
         ("which day is the twenty ninth of february 2032", "February the twenty ninth, 2032, will be a Sunday."),
+        # Whisper's "on" for a quick "of", twice:
+        ("Which day on the week is the 29th on February 2032?", "February the twenty ninth, 2032, will be a Sunday."),
         ("what day will the 1st of january 2050 fall on", "January the first, 2050, will be a Saturday."),
         ("what day of the week was the sixth of june nineteen forty four", "June the sixth, 1944, was a Tuesday."),
         ("what day is the 3rd of march", "March the third, 2027, will be a Wednesday."),  # the next one, by the clock

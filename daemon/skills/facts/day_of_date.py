@@ -52,7 +52,9 @@ def read_date(said: str) -> tuple[int, int, int | None] | None:
     if found is None:
         return None
     month = MONTHS[found[1]]
-    before = [w for w in text[: found.start()].split() if w != "of"]
+    before = text[: found.start()].split()
+    if before and before[-1] in ("of", "on"):  # "the 29th on February": Whisper's "on" for a quick "of"
+        before.pop()
     after = text[found.end() :].split()
     if before:  # "the fourth of july [1976]"
         day = _day(before)
