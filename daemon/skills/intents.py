@@ -286,6 +286,8 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             if action != "set":
                 return SkillCall("volume", {"action": action})
             level = read_volume(_text(v, "level"))
+            if level == 11 and re.search(r"\bup\b", said) and not re.search(r"percent|%", said):
+                level = 100  # NOTE: "turn it up to eleven" is the idiom for as loud as it goes, not 11 of 100
             return SkillCall("volume", {"action": "set", "level": level}) if level is not None else None
         case "TalkboxStop" | "HassNevermind":
             # NOTE: "cancel it" may mean the timer or alarm just set or asked about (skills.py resolves "it").

@@ -243,6 +243,11 @@ def test_volume_changes_by_voice_and_is_kept_in_the_settings() -> None:
     assert skills.run(match("set the volume to fifty percent")).text == "Volume 50."  # type: ignore[arg-type]
     assert skills.run(match("mute")).text == ""  # type: ignore[arg-type]
     assert skills.volume.muted and skills.settings()["volume"] == 50 and skills.settings()["muted"] is True
+    skills.run(match("unmute"))  # type: ignore[arg-type]
+    # NOTE: the idiom, not 11 of 100 (which turned the box down when asked to turn it up)
+    assert skills.run(match("turn it up to eleven")).text == skills.run(match("set the volume to 100")).text  # type: ignore[arg-type]
+    assert skills.volume.level == 100
+    assert skills.run(match("set the volume to 11 percent")).text == "Volume 11."  # type: ignore[arg-type]
 
 
 def test_asked_how_loud_it_is_the_box_says_and_changes_nothing() -> None:
