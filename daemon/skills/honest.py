@@ -88,7 +88,10 @@ _PRODUCT: Final = re.compile(
     r"smartwatch(es)?|kindles?|e-?readers?|consoles?|playstations?|xbox(es)?|switch|cars?|models?|versions?|"
     r"updates?|releases?|editions?|films?|movies?|albums?|songs?|singles?|books?|novels?|games?|series|"
     r"episodes?|sequels?|chips?|processors?|cameras?|drones?|headphones|earbuds|airpods|tvs?|televisions?|"
-    r"gadgets?|operating systems?|browsers?|apps?|software|firmware)\b"
+    r"gadgets?|operating systems?|browsers?|apps?|software|firmware|"
+    # NOTE: a maker or a series named alone is its newest product ("the newest Tesla" got the model's "Model Y")
+    r"teslas?|toyotas?|fords?|bmws?|audis?|galaxy|pixels?|android|ios|windows|nintendo|samsung|apple|"
+    r"call of duty|fifa|zelda|mario|pokemon|pokémon|grand theft auto|gta|assassin's creed|marvel)\b"
 )
 _TITLE: Final = re.compile(r"\b(champions?|title holders?|record holders?|holders?|winners?)\b")
 

@@ -85,6 +85,8 @@ def test_count_in_other_senses_is_not_counting_aloud(said: str) -> None:
         "which games console is the newest",
         "who is the reigning wimbledon champion",
         "how much does the latest iphone cost",
+        "What's the newest Tesla?",  # a maker or a series named alone
+        "what's the latest call of duty",
     ],
 )
 def test_what_is_newest_or_who_won_last_is_answered_honestly(said: str) -> None:
@@ -102,6 +104,8 @@ def test_what_is_newest_or_who_won_last_is_answered_honestly(said: str) -> None:
         "who is the current president of france",  # an office, not a title won: the model's
         "what is the newest state in america",
         "how do i update my phone to the latest version",
+        "what is the newest element",
+        "what did apple release first",
     ],
 )
 def test_history_and_things_that_stay_are_not_taken_as_newest(said: str) -> None:
