@@ -13,7 +13,7 @@ import pytest
 
 from daemon.box.rehearsal import spoken
 from daemon.box.wavfile import Int16Array
-from daemon.config import Config, LlmConfig, ModelsConfig, TtsConfig
+from daemon.config import Config, LlmConfig, ModelsConfig, StateConfig, TtsConfig
 from daemon.ports import AUDIO_RATE_HZ, Engines
 
 # NOTE: set before llama.cpp starts OpenMP (the default config's policy); the engine does the same, this only makes
@@ -39,12 +39,14 @@ def models_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def dev_config(models_dir: Path) -> Config:
-    """The dev profile with a deterministic LLM, and the voice without its random variation (same audio every run)."""
+def dev_config(models_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Config:
+    """The dev profile with a deterministic LLM, and the voice without its random variation (same audio every run);
+    its state kept apart from the machine's own box (a timer a demo left there rang in a test)."""
     return Config(
         models=ModelsConfig(profile="dev", dir=str(models_dir)),
         llm=LlmConfig(seed=7, temperature=0.0),
         tts=TtsConfig(noise_scale=0.0, noise_w=0.0),
+        state=StateConfig(str(tmp_path_factory.mktemp("state"))),
     )
 
 

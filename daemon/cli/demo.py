@@ -37,6 +37,8 @@ def run_demo(
         config,
         display=dataclasses.replace(config.display, driver="dummy"),
         button=dataclasses.replace(config.button, enabled=False),
+        # NOTE: a rehearsal keeps its own state: a timer it set must not ring later on the box itself
+        state=dataclasses.replace(config.state, dir=str(out / "state")),
     )
     view = ConsoleView()
     options = RunOptions(

@@ -203,6 +203,8 @@ def test_demo_runs_one_spoken_turn_and_writes_its_files(
     assert len(list((out / "frames").glob("frame-*.png"))) >= 5 and (out / "frames" / "frames.gif").is_file()
     assert all(a["t"] <= b["t"] for a, b in itertools.pairwise(events))
     assert (out / "question.wav").stat().st_size > 0 and (out / "answer.wav").stat().st_size > 0
+    # NOTE: a rehearsal keeps its own state: a timer a demo set rang later in another box on the same machine
+    assert (out / "state" / "state.json").is_file() and not (tmp_path / "state").exists()
 
 
 @pytest.mark.slow
