@@ -184,13 +184,15 @@ def test_a_command_misheard_as_other_words_is_heard_as_the_nearly_as_likely_comm
     plain = WhisperRecogniser(select(dev_config, "stt").path)  # no commands to prefer: the first guess alone
     try:
         voice = _espeak("espeak-en-us-160")
-        for said, misheard in (("all right stop", "start"), ("Who built you?", "bailed")):
+        misheard = 0
+        for said, slip in (("all right stop", "start"), ("Who built you?", "bailed")):
             audio = voice.render(said).tobytes()
-            assert misheard in words(plain.transcribe(audio).text)
+            misheard += slip in words(plain.transcribe(audio).text)  # here: "Alright start.", "Who bailed you?"
             heard = whisper.transcribe(audio).text
             assert words(heard) == words(said), heard
+        assert misheard  # the first guess alone slipped: the command came from the other guesses
         # NOTE: "What is it?" had "What time is it?" among its guesses: the prompt's own words are never preferred.
-        assert words(whisper.transcribe(voice.render("what exactly are you").tobytes()).text) == {"what", "is", "it"}
+        assert "time" not in words(whisper.transcribe(voice.render("what exactly are you").tobytes()).text)
         # A question no template takes stays the recogniser's first guess, misheard or not.
         asked = voice.render("Is it foggy at the airport?").tobytes()
         assert whisper.transcribe(asked).text == plain.transcribe(asked).text
