@@ -89,7 +89,7 @@ _PRODUCT: Final = re.compile(
     r"updates?|releases?|editions?|films?|movies?|albums?|songs?|singles?|books?|novels?|games?|series|"
     r"episodes?|sequels?|chips?|processors?|cameras?|drones?|headphones|earbuds|airpods|tvs?|televisions?|"
     r"gadgets?|operating systems?|browsers?|apps?|software|firmware|"
-    # NOTE: a maker or a series named alone is its newest product ("the newest Tesla" got the model's "Model Y")
+    # NOTE: a maker or a series named alone is its newest product ("what's the newest Tesla" reached the model)
     r"teslas?|toyotas?|fords?|bmws?|audis?|galaxy|pixels?|android|ios|windows|nintendo|samsung|apple|"
     r"call of duty|fifa|zelda|mario|pokemon|pokémon|grand theft auto|gta|assassin's creed|marvel)\b"
 )
