@@ -168,12 +168,11 @@ class WhisperRecogniser:
         """The words decoded from the encoder's output, with the prompt before them or not, a restart cut ("" for
         none), and their mean log-probability per token."""
         prompt = self._prompts[prompted]
-        guesses = beam if self._commands is not None else 1
         result = self._model.generate(
             view,
             [prompt],
             beam_size=beam,
-            num_hypotheses=min(beam, guesses),
+            num_hypotheses=beam if self._commands is not None else 1,
             max_length=len(prompt) + int(TOKENS_PER_S * seconds) + 8,
             suppress_blank=True,
             return_scores=True,

@@ -21,11 +21,11 @@ from daemon.skills.call import Arg as Arg
 from daemon.skills.call import SkillCall as SkillCall
 from daemon.skills.honest import TOPICS, is_amount, is_device, is_now, is_product, is_title
 from daemon.skills.misheard import readings
-from daemon.skills.reminder_args import noted, once_on, part_of_day_call
+from daemon.skills.reminder_args import SNOOZE_S, alarm_call, noted, off_the_clock, part_of_day_call, timer_call
 from daemon.skills.speech import DAYS
 from daemon.skills.units import convert
 from daemon.skills.vocabulary import skill_words
-from daemon.skills.when import impossible_clock_time, parse_clock_time, parse_days
+from daemon.skills.when import parse_clock_time
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -313,7 +313,7 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
         case "TalkboxSetTime":
             at = parse_clock_time(_text(v, "when"))
             if at is None:
-                return _off_the_clock("set_time", _text(v, "when"))
+                return off_the_clock("set_time", _text(v, "when"))
             return SkillCall("set_time", {"hour": at.hour, "minute": at.minute})
         case "TalkboxPace":
             return SkillCall("pace", {"action": str(v["action"])})
@@ -369,41 +369,6 @@ def _number(values: dict[str, object], name: str) -> float:
 def _named(v: dict[str, object]) -> dict[str, Arg]:
     name = re.sub(r"^(the|my|a|an)\s+", "", _text(v, "name").removesuffix(" timer"))
     return {"name": name} if name else {}
-
-
-def timer_call(seconds: int, name: str, note: str = "") -> SkillCall:
-    """A timer of any length said (`note`: what to remind of when it ends): the skill itself says when it is outside
-    the limits."""
-    # NOTE: a name is what follows its last article: "is it possible to set a" or "i want a pasta" before "timer for
-    # 5 minutes" is the asking, not the name.
-    name = re.split(r"\b(?:the|my|a|an)\b", f" {name.removesuffix(' timer').strip()} ")[-1].strip()
-    return SkillCall("timer_start", {"seconds": seconds, **({"name": name} if name else {}), **noted(note)})
-
-
-SNOOZE_S: Final = 9 * 60
-"""A snooze said with no length: nine minutes, as alarm clocks have long done."""
-WORKING_DAYS: Final = frozenset(range(5))
-"""Monday to Friday, as parse_days numbers them."""
-
-
-def alarm_call(skill: str, when: str, said: str, waking: bool = False, note: str = "") -> SkillCall | None:
-    """The alarm call for the time `when` says and the days `said` names anywhere (`note`: what to remind of); an
-    impossible time's call; None."""
-    # NOTE: the days may be said anywhere ("every weekday, wake me at 7"): read them from the whole sentence;
-    # several days named ("on monday, wednesday and friday") repeat as "mondays, wednesdays and fridays" would.
-    days = parse_days(said) or (named if len(named := parse_days(re.sub(r"\b(\w+day)\b", r"\1s", said))) > 1 else ())
-    # NOTE: an alarm every working day wakes someone: "six thirty on weekdays" is 6:30, not 18:30.
-    at = parse_clock_time(when, waking=waking or set(days) == WORKING_DAYS)
-    if at is None:
-        return _off_the_clock(skill, when)
-    once = once_on(said) if not days else {}
-    return SkillCall(skill, {"hour": at.hour, "minute": at.minute, "days": tuple(sorted(days)), **noted(note), **once})
-
-
-def _off_the_clock(skill: str, when: str) -> SkillCall | None:
-    """The call for a time no clock shows ("25:99"), for the skill to say so; None when no time was said."""
-    said = impossible_clock_time(when)
-    return SkillCall(skill, {"impossible": said}) if said is not None else None
 
 
 def warm_up() -> float:

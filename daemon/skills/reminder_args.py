@@ -1,4 +1,5 @@
-"""What a reminder or a once-only alarm carries beyond its time: the note to say back, and the one day it rings on."""
+"""The calls for a timer, an alarm or a reminder as said: the length or time, the note to say back, and the one day
+a once-only alarm rings on."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import re
 from typing import Final
 
 from daemon.skills.call import Arg, SkillCall
-from daemon.skills.when import once_day
+from daemon.skills.when import impossible_clock_time, once_day, parse_clock_time, parse_days
 
 _WHEN_SAID: Final = re.compile(
     r"\s*\b(?:(?:tomorrow|on \w+day)(?: (?:morning|afternoon|evening|night))?|today|tonight|"
@@ -43,3 +44,38 @@ def once_on(said: str) -> dict[str, Arg]:
         return {"tomorrow": True}
     day = once_day(said)
     return {"on": day} if day is not None else {}
+
+
+def timer_call(seconds: int, name: str, note: str = "") -> SkillCall:
+    """A timer of any length said (`note`: what to remind of when it ends): the skill itself says when it is outside
+    the limits."""
+    # NOTE: a name is what follows its last article: "is it possible to set a" or "i want a pasta" before "timer for
+    # 5 minutes" is the asking, not the name.
+    name = re.split(r"\b(?:the|my|a|an)\b", f" {name.removesuffix(' timer').strip()} ")[-1].strip()
+    return SkillCall("timer_start", {"seconds": seconds, **({"name": name} if name else {}), **noted(note)})
+
+
+SNOOZE_S: Final = 9 * 60
+"""A snooze said with no length: nine minutes, as alarm clocks have long done."""
+WORKING_DAYS: Final = frozenset(range(5))
+"""Monday to Friday, as parse_days numbers them."""
+
+
+def alarm_call(skill: str, when: str, said: str, waking: bool = False, note: str = "") -> SkillCall | None:
+    """The alarm call for the time `when` says and the days `said` names anywhere (`note`: what to remind of); an
+    impossible time's call; None."""
+    # NOTE: the days may be said anywhere ("every weekday, wake me at 7"): read them from the whole sentence;
+    # several days named ("on monday, wednesday and friday") repeat as "mondays, wednesdays and fridays" would.
+    days = parse_days(said) or (named if len(named := parse_days(re.sub(r"\b(\w+day)\b", r"\1s", said))) > 1 else ())
+    # NOTE: an alarm every working day wakes someone: "six thirty on weekdays" is 6:30, not 18:30.
+    at = parse_clock_time(when, waking=waking or set(days) == WORKING_DAYS)
+    if at is None:
+        return off_the_clock(skill, when)
+    once = once_on(said) if not days else {}
+    return SkillCall(skill, {"hour": at.hour, "minute": at.minute, "days": tuple(sorted(days)), **noted(note), **once})
+
+
+def off_the_clock(skill: str, when: str) -> SkillCall | None:
+    """The call for a time no clock shows ("25:99"), for the skill to say so; None when no time was said."""
+    said = impossible_clock_time(when)
+    return SkillCall(skill, {"impossible": said}) if said is not None else None

@@ -10,7 +10,8 @@ from typing import Final
 
 from daemon.skills.amounts import read_duration
 from daemon.skills.call import SkillCall
-from daemon.skills.intents import alarm_call, normalise, timer_call
+from daemon.skills.intents import normalise
+from daemon.skills.reminder_args import alarm_call, timer_call
 from daemon.skills.reminders import say_length
 from daemon.skills.speech import say_alarm
 from daemon.skills.when import clock_time_put_as, parse_clock_time
