@@ -143,6 +143,9 @@ class SttConfig:
     "none", or empty for the profile's choice."""
     threads: Annotated[int, Field(ge=1, le=16)] = 1
     """Threads for Whisper (one is fastest on a question-long window)."""
+    judge: Text = ""
+    """A small chat model (a manifest name) that weighs Whisper's nearly as likely guesses at a question's end and
+    picks the one a person says ("an octopus", not "an acupus"): "none", or empty for the profile's choice."""
 
 
 @validated("tts")

@@ -18,10 +18,18 @@ from daemon.config import Config
 from daemon.engines.heap import keep_big_blocks_out_of_the_heap, return_freed_memory
 from daemon.engines.vad import WebRtcVad
 from daemon.errors import ModelError, TalkboxError
-from daemon.modelstore.select import SelectedModel, select, select_knowledge, select_meaning, select_second_pass
+from daemon.modelstore.select import (
+    SelectedModel,
+    select,
+    select_judge,
+    select_knowledge,
+    select_meaning,
+    select_second_pass,
+)
 from daemon.ports import Engines, SpeechToText, VoiceActivityDetector, WakeWordDetector
 
 if TYPE_CHECKING:
+    from daemon.engines.judge import SentenceJudge
     from daemon.engines.llm import LlamaModel
     from daemon.engines.stt import PocketsphinxSpeechToText, VoskSpeechToText
     from daemon.engines.tts import PiperTextToSpeech
@@ -107,6 +115,7 @@ def _optional(
 _WITHOUT: Final = {
     "encyclopedia": "the language model answers without its encyclopedia",
     "reading by meaning": "requests are read by their templates alone",
+    "hearing judge": "a question's final transcript is the recogniser's likeliest guess",
 }
 
 
@@ -154,9 +163,17 @@ def load_llm(config: Config) -> LlamaModel:
         raise
 
 
+def _judge(config: Config) -> SentenceJudge | None:
+    """The profile's judge of the final pass's guesses, verified; None if it names none or it cannot be used."""
+    from daemon.engines.judge import SentenceJudge
+
+    return _optional(select_judge, lambda selected: SentenceJudge(selected.path), config, "hearing judge")
+
+
 def _recogniser(
-    config: Config, selected: SelectedModel
+    config: Config, selected: SelectedModel, final: bool = True
 ) -> VoskSpeechToText | PocketsphinxSpeechToText | WhisperRecogniser:
+    """The recogniser of `selected`; `final`: it hears each question's last words (a Whisper one is then judged)."""
     from daemon.engines.stt import PocketsphinxSpeechToText, VoskSpeechToText
     from daemon.engines.whisper import WhisperRecogniser
 
@@ -170,7 +187,13 @@ def _recogniser(
         # NOTE: the final pass prefers a nearly as likely guess that is a command, word for word, when its first is
         # none: only where the skills listen.
         commands = (lambda text: match_as_heard(text) is not None) if config.skills.enabled else None
-        return WhisperRecogniser(selected.path, threads=config.stt.threads or 1, commands=commands)
+        judge = _judge(config) if final else None
+        try:
+            return WhisperRecogniser(selected.path, threads=config.stt.threads or 1, commands=commands, judge=judge)
+        except Exception:
+            if judge is not None:
+                judge.close()
+            raise
     raise ModelError("stt-engine-unknown", f"STT model {selected.name} names no known engine")
 
 
@@ -180,9 +203,9 @@ def load_stt(config: Config) -> SpeechToText:
 
     started = time.monotonic()
     selected = select(config, "stt")
-    engine = _recogniser(config, selected)
-    _timed("STT", selected, started)
     second = select_second_pass(config)
+    engine = _recogniser(config, selected, final=second is None or second.name == selected.name)
+    _timed("STT", selected, started)
     if second is None:
         return engine
     final = engine if second.name == selected.name else _recogniser(config, second)

@@ -7,9 +7,9 @@ import math
 import os
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 import numpy as np
 
@@ -63,6 +63,15 @@ and still be taken, when it is a command of the box's own word for word and the 
 # way): routed right 78.8 % with the first guess alone, 81.8 % within 0.1, 82.9 % within 0.3 and 0.4, 83.0 % with
 # any guess but then 2 of 234 questions taken by a skill (none within 0.3). A guess that is the prompt's own words is
 # never taken ("What is it?" had "What time is it?" among its guesses).
+JUDGE_MARGIN: Final = 0.2
+"""How much less likely per token than the final pass's first guess another may be and still be weighed by the judge
+(a small language model: which of them a person says)."""
+JUDGE_WEIGHT: Final = 0.5
+"""The weight of the judge's mean log-probability per token beside Whisper's own when guesses are weighed."""
+# NOTE: both chosen on the tune half of `talkbox eval answers` spoken (975 clips, 12 voices, SmolLM2-135M judging):
+# questions heard word for word, knowable 139 -> 162 of 246, unknowable 120 -> 135 of 221 (margin 0.2; weight 0.25:
+# 161, 133; margin 0.3: 161, 136); a guess that puts words before all the first one heard ("What is the baby
+# asleep?" for "Is the baby asleep?") or says it again is not weighed: those two made most of the judge's slips.
 LOOPED_PHRASE_WORDS: Final = 12
 """The longest phrase said again and again in a row that is taken for a decoding loop and kept once."""
 # NOTE: Whisper base looped a whole unpunctuated question on 2 of 672 tune clips ("Wake me up at 6 in the morning
@@ -93,10 +102,19 @@ class WhisperRecogniser:
     punctuates = True
     """Its "?" and "." say where it hears a sentence end."""
 
-    def __init__(self, model_dir: Path, threads: int = 1, commands: Callable[[str], bool] | None = None) -> None:
+    def __init__(
+        self,
+        model_dir: Path,
+        threads: int = 1,
+        commands: Callable[[str], bool] | None = None,
+        judge: Judge | None = None,
+    ) -> None:
         """`commands`: whether words are a command the box does itself, word for word; a final transcript that is none
-        then gives way to a nearly as likely guess that is one ("Start it." to "Stop it.")."""
+        then gives way to a nearly as likely guess that is one ("Start it." to "Stop it."). `judge`: a language
+        model's score of sentences, which weighs the final pass's nearly as likely guesses ("an acupus" or "an
+        octopus")."""
         self._commands = commands
+        self._judge = judge
         if model_dir.name == "model.bin":  # a model assembled from parts is selected by its first file
             model_dir = model_dir.parent
         if not (model_dir / "model.bin").is_file():
@@ -172,7 +190,7 @@ class WhisperRecogniser:
             view,
             [prompt],
             beam_size=beam,
-            num_hypotheses=beam if self._commands is not None else 1,
+            num_hypotheses=beam if self._commands is not None or self._judge is not None else 1,
             max_length=len(prompt) + int(TOKENS_PER_S * seconds) + 8,
             suppress_blank=True,
             return_scores=True,
@@ -182,18 +200,22 @@ class WhisperRecogniser:
         text, score = self._text(result.sequences_ids[0]), float(result.scores[0])
         if self._heard_nothing(view, result, prompted=prompted, text=text):
             return "", score
-        text = _without_restart(text)
-        if self._commands is None or len(result.sequences_ids) < 2 or self._commands(text):
+        guesses = [
+            (_without_restart(self._text(ids)), float(other))
+            for ids, other in zip(result.sequences_ids, result.scores, strict=True)
+        ]
+        text, score = guesses[0]
+        commands = self._commands or (lambda _: False)
+        if len(guesses) < 2 or commands(text):
             return text, score
-        for ids, other in zip(result.sequences_ids[1:], result.scores[1:], strict=True):
+        for guess, other in guesses[1:]:
             if other < score - COMMAND_MARGIN:
                 break
-            guess = _without_restart(self._text(ids))
             # NOTE: the recogniser slips on words a command's template spells out ("Software" for "softer", "Who
             # bailed you?"); a guess the box would act on, nearly as likely, is what was said.
-            if not _echoes_prompt(guess) and self._commands(guess):
-                return guess, float(other)
-        return text, score
+            if not _echoes_prompt(guess) and commands(guess):
+                return guess, other
+        return judged(guesses, self._judge) if self._judge is not None else (text, score)
 
     def _text(self, ids: Any) -> str:
         """The words of one decoded sequence."""
@@ -238,8 +260,10 @@ class WhisperRecogniser:
         return WhisperStream(self)
 
     def close(self) -> None:
-        """Free the model."""
+        """Free the model (and the judge's)."""
         self._model = None
+        if self._judge is not None:
+            self._judge.close()
 
 
 class WhisperStream:
@@ -283,6 +307,51 @@ class WhisperStream:
         if self._settled is None or self._settled[0] != len(self._audio):
             self._settled = (len(self._audio), self._recogniser.transcribe(bytes(self._audio)))
         return self._settled[1]
+
+
+class Judge(Protocol):
+    """A language model's score of sentences as what a person says to the box."""
+
+    def __call__(self, sentences: Sequence[str]) -> Sequence[float] | None:
+        """Each sentence's mean log-probability per token; None when they cannot be judged (too long)."""
+        ...
+
+    def close(self) -> None:
+        """Free the model."""
+        ...
+
+
+def judged(guesses: Sequence[tuple[str, float]], judge: Judge) -> tuple[str, float]:
+    """The guess (words, Whisper's mean log-probability per token) Whisper and the judge together find likeliest
+    among those within JUDGE_MARGIN of the first; the first when no other differs from it in its words."""
+    first, best = guesses[0]
+    heard = _bare(first)
+    weighed = {heard: (first, best)}
+    for guess, score in guesses[1:]:
+        if score < best - JUDGE_MARGIN:
+            break
+        words = _bare(guess)
+        if words and words not in weighed and not _echoes_prompt(guess) and not _adds_to(heard, words):
+            weighed[words] = (guess, score)
+    if len(weighed) < 2:
+        return first, best
+    scores = judge([guess for guess, _ in weighed.values()])
+    if scores is None:
+        return first, best
+    return max(zip(weighed.values(), scores, strict=True), key=lambda c: c[0][1] + JUDGE_WEIGHT * c[1])[0]
+
+
+def _bare(text: str) -> tuple[str, ...]:
+    """A transcript's words, lower case, without punctuation."""
+    return tuple(re.findall(r"[a-z0-9']+", text.lower()))
+
+
+def _adds_to(heard: tuple[str, ...], guess: tuple[str, ...]) -> bool:
+    """Whether `guess` is what was heard said again, or with words put before all of it: a language model favours
+    a question's usual opening ("What is the baby asleep?") over what was said."""
+    if len(heard) > 1 and len(guess) >= 1.5 * len(heard):
+        return True
+    return len(guess) > len(heard) and guess[len(guess) - len(heard) :] == heard
 
 
 def _without_restart(text: str) -> str:

@@ -108,6 +108,18 @@ def select_second_pass(config: Config, manifest: Manifest | None = None) -> Sele
     return SelectedModel("stt", entry.name, verify(entry, Path(config.models.dir).expanduser()), entry.engine, entry)
 
 
+def select_judge(config: Config, manifest: Manifest | None = None) -> SelectedModel | None:
+    """The chat model that weighs the final pass's guesses (config, else the profile), verified, or None."""
+    manifest = manifest or manifest_for(config)
+    name = config.stt.judge or manifest.profile(config.models.profile).get("stt_judge", "")
+    if not name or name == "none":
+        return None
+    entry = manifest.get(name)
+    if entry.role != "llm":
+        raise ModelError("model-wrong-role", f"stt.judge = {name!r} is a {entry.role} model, not a language one")
+    return SelectedModel("judge", entry.name, verify(entry, Path(config.models.dir).expanduser()), "", entry)
+
+
 def select_optional(config: Config, role: str, manifest: Manifest | None = None) -> SelectedModel | None:
     """The model of an optional role of the profile (KNOWLEDGE, MEANING), verified, or None if it names none.
 
