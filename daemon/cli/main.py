@@ -106,7 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
     hearing.add_argument(
         "--recognisers",
         default="pocketsphinx,whisper",
-        help="comma-separated, of pocketsphinx, pocketsphinx+full, pocketsphinx+whisper, whisper, whisper-base",
+        help="comma-separated, of pocketsphinx, pocketsphinx+full, pocketsphinx+whisper, whisper, whisper-unjudged, "
+        "whisper-base",
     )
     hearing.add_argument("--json", action="store_true")
     vad = esub.add_parser("vad", parents=[common], help="WebRTC's VAD against Silero's: speech missed, cut off, noise")

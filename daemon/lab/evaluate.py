@@ -22,9 +22,11 @@ RECOGNISERS: Final = {
     "pocketsphinx+full": SttConfig(model="pocketsphinx-en-us", second_pass="pocketsphinx-en-us"),
     "pocketsphinx+whisper": SttConfig(model="pocketsphinx-en-us", second_pass="whisper-tiny-en"),
     "whisper": SttConfig(model="whisper-tiny-en", second_pass="none"),
+    "whisper-unjudged": SttConfig(model="whisper-tiny-en", second_pass="none", judge="none"),
     "whisper-base": SttConfig(model="whisper-base", second_pass="none"),
 }
-"""The recognisers (and second passes) the hearing benchmark compares, as the box would be configured for each."""
+"""The recognisers (and second passes) the hearing benchmark compares, as the box would be configured for each
+("whisper-unjudged": its first guess alone, without the profile's judge)."""
 
 
 def recognisers(config: Config, names: list[str]) -> dict[str, SpeechToText]:

@@ -21,6 +21,7 @@ from daemon.lab.evaluation.noises import hum, music, white_noise
 from daemon.lab.evaluation.voices import ESPEAK_VOICES, Voice
 from daemon.modelstore.select import select
 from daemon.ports import AUDIO_RATE_HZ, SpeechToText
+from daemon.skills.intents import match_as_heard
 from tests.conftest import Speech, feed
 
 pytestmark = pytest.mark.slow
@@ -193,8 +194,39 @@ def test_a_command_misheard_as_other_words_is_heard_as_the_nearly_as_likely_comm
         assert misheard  # the first guess alone slipped: the command came from the other guesses
         # NOTE: "What is it?" had "What time is it?" among its guesses: the prompt's own words are never preferred.
         assert "time" not in words(whisper.transcribe(voice.render("what exactly are you").tobytes()).text)
-        # A question no template takes stays the recogniser's first guess, misheard or not.
-        asked = voice.render("Is it foggy at the airport?").tobytes()
-        assert whisper.transcribe(asked).text == plain.transcribe(asked).text
+    finally:
+        plain.close()
+
+
+def test_a_question_no_template_takes_is_not_pulled_to_a_command(dev_config: Config) -> None:
+    path = select(dev_config, "stt").path
+    plain = WhisperRecogniser(path)
+    commanded = WhisperRecogniser(path, commands=lambda text: match_as_heard(text) is not None)
+    try:
+        asked = _espeak("espeak-en-us-160").render("Is it foggy at the airport?").tobytes()
+        assert commanded.transcribe(asked).text == plain.transcribe(asked).text
+    finally:
+        plain.close()
+        commanded.close()
+
+
+def test_a_question_misheard_as_unlikely_words_is_heard_as_the_guess_a_person_says(
+    whisper: SpeechToText, dev_config: Config
+) -> None:
+    assert isinstance(whisper, WhisperRecogniser)
+    plain = WhisperRecogniser(select(dev_config, "stt").path)  # no judge: the first guess alone
+    try:
+        misheard = 0
+        for voice, said in (
+            ("espeak-en-us+f3-180", "How many days are there in April?"),  # here alone: "How many games..."
+            ("espeak-en-sc-170", "What is an atom?"),  # "What is an alarm?"
+            ("espeak-en-us+f3-180", "How many teeth does an adult human have?"),  # "How many details an adult..."
+            ("espeak-en-gb-150", "Did my daughter get home safely?"),  # "...get phone safely?"
+        ):
+            audio = _espeak(voice).render(said).tobytes()
+            misheard += words(plain.transcribe(audio).text) != words(said)
+            heard = whisper.transcribe(audio).text
+            assert words(heard) == words(said), heard
+        assert misheard  # the first guess alone slipped: the judge chose among the others
     finally:
         plain.close()
