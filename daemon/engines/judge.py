@@ -11,7 +11,9 @@ import numpy as np
 from daemon.errors import ModelError
 
 CONTEXT_TOKENS: Final = 128
-"""The opening and the longest sentence judged; every position keeps its logits (128 x 49,152 floats: 25 MB)."""
+"""The opening and the longest sentence judged."""
+UBATCH_TOKENS: Final = 32
+"""Tokens computed at once: the logits of each take 49,152 floats of the compute buffer (128 at once: 25 MB)."""
 OPENING: Final = "<|im_start|>system\nYou are a helpful voice assistant.<|im_end|>\n<|im_start|>user\n"
 """What the sentences are judged as: a user's turn to a voice assistant, in ChatML."""
 CLOSING: Final = "<|im_end|>"
@@ -29,6 +31,7 @@ class SentenceJudge:
                 model_path=str(model),
                 n_ctx=CONTEXT_TOKENS,
                 n_batch=CONTEXT_TOKENS,
+                n_ubatch=UBATCH_TOKENS,
                 n_threads=1,  # it judges on the recogniser's core while the brain has the others
                 n_threads_batch=1,
                 logits_all=True,
