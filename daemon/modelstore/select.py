@@ -100,24 +100,24 @@ def select_second_pass(config: Config, manifest: Manifest | None = None) -> Sele
     """The recogniser that hears each question again once it ended (config, else the profile), or None."""
     manifest = manifest or manifest_for(config)
     name = config.stt.second_pass or manifest.profile(config.models.profile).get("stt_second_pass", "")
-    if not name or name == "none":
-        return None
-    entry = manifest.get(name)
-    if entry.role != "stt":
-        raise ModelError("model-wrong-role", f"stt.second_pass = {name!r} is a {entry.role} model, not a speech one")
-    return SelectedModel("stt", entry.name, verify(entry, Path(config.models.dir).expanduser()), entry.engine, entry)
+    return _named(config, manifest, name, "stt.second_pass", "stt")
 
 
 def select_judge(config: Config, manifest: Manifest | None = None) -> SelectedModel | None:
     """The chat model that weighs the final pass's guesses (config, else the profile), verified, or None."""
     manifest = manifest or manifest_for(config)
     name = config.stt.judge or manifest.profile(config.models.profile).get("stt_judge", "")
+    return _named(config, manifest, name, "stt.judge", "llm")
+
+
+def _named(config: Config, manifest: Manifest, name: str, setting: str, role: str) -> SelectedModel | None:
+    """The model `setting` names, which must be a `role` one, verified; None for none ("" or "none")."""
     if not name or name == "none":
         return None
     entry = manifest.get(name)
-    if entry.role != "llm":
-        raise ModelError("model-wrong-role", f"stt.judge = {name!r} is a {entry.role} model, not a language one")
-    return SelectedModel("judge", entry.name, verify(entry, Path(config.models.dir).expanduser()), "", entry)
+    if entry.role != role:
+        raise ModelError("model-wrong-role", f"{setting} = {name!r} is a {entry.role} model, not a {role} one")
+    return SelectedModel(role, entry.name, verify(entry, Path(config.models.dir).expanduser()), entry.engine, entry)
 
 
 def select_optional(config: Config, role: str, manifest: Manifest | None = None) -> SelectedModel | None:

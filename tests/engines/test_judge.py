@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
-from daemon.config import Config
+from daemon.config import Config, SttConfig
 from daemon.engines.judge import SentenceJudge
 from daemon.engines.whisper import JUDGE_GUESSES, JUDGE_MARGIN, judged
 from daemon.errors import ModelError
@@ -46,6 +47,15 @@ def test_guesses_judged_together_score_as_each_judged_alone(judge: SentenceJudge
 def test_a_sentence_too_long_to_judge_is_left_to_the_recogniser(judge: SentenceJudge) -> None:
     assert judge(["and then " * 80, "and them " * 80]) is None
     assert judged([("and then " * 80, -0.3), ("and them " * 80, -0.31)], judge) == ("and then " * 80, -0.3)
+
+
+def test_the_judge_is_the_profile_s_unless_the_config_turns_it_off_or_names_another(dev_config: Config) -> None:
+    profile_s = select_judge(dev_config)
+    assert profile_s is not None and profile_s.name == "smollm2-135m-instruct-q4_1"
+    assert select_judge(dataclasses.replace(dev_config, stt=SttConfig(judge="none"))) is None
+    with pytest.raises(ModelError) as raised:
+        select_judge(dataclasses.replace(dev_config, stt=SttConfig(judge="whisper-tiny-en")))
+    assert raised.value.code == "model-wrong-role" and "stt.judge" in raised.value.message
 
 
 def test_a_judge_whose_model_is_damaged_is_refused(tmp_path: Path, dev_config: Config) -> None:
