@@ -10,7 +10,7 @@ import pytest
 
 from daemon.config import Config, SttConfig
 from daemon.engines.judge import SentenceJudge
-from daemon.engines.whisper import JUDGE_GUESSES, JUDGE_MARGIN, judged
+from daemon.engines.whisper import JUDGE_MARGIN, judged
 from daemon.errors import ModelError
 from daemon.modelstore.select import select_judge
 
@@ -90,18 +90,6 @@ def test_the_judge_picks_among_nearly_as_likely_guesses_only() -> None:
     far = [guesses[0], (guesses[1][0], guesses[0][1] - JUDGE_MARGIN - 0.01)]
     assert judged(far, octopus) == far[0]  # too unlikely to Whisper: not weighed
     assert len(octopus.asked) == 1
-
-
-def test_no_more_than_three_guesses_are_weighed() -> None:
-    octopus = Preferring("octopus")
-    guesses = [
-        ("How many hearts does an acupus have?", -0.40),
-        ("How many hearts does an occupant have?", -0.41),
-        ("How many hearts does a cop is have?", -0.42),
-        ("How many hearts does an octopus have?", -0.43),
-    ]
-    assert judged(guesses, octopus) == guesses[0]
-    assert octopus.asked == [[text for text, _ in guesses[:JUDGE_GUESSES]]]
 
 
 def test_guesses_that_differ_only_in_spelling_or_add_words_around_what_was_heard_are_not_weighed() -> None:
