@@ -68,6 +68,20 @@ def test_a_judge_whose_model_is_damaged_is_refused(tmp_path: Path, dev_config: C
     assert raised.value.code == "judge-model-corrupt"
 
 
+def test_a_model_without_a_chatml_template_cannot_judge(tmp_path: Path, dev_config: Config) -> None:
+    selected = select_judge(dev_config)
+    assert selected is not None
+    data = selected.path.read_bytes()
+    key = b"tokenizer.chat_template"
+    assert data.count(key) == 1
+    # The key renamed, its length kept: the file stays a valid GGUF whose model has no chat template.
+    renamed = tmp_path / "untemplated.gguf"
+    renamed.write_bytes(data.replace(key, b"tokenizer.chat_templatX"))
+    with pytest.raises(ModelError) as raised:
+        SentenceJudge(renamed)
+    assert raised.value.code == "judge-model-unsuitable"
+
+
 class Preferring:
     """A judge that finds likelier the sentences holding a word it is given (the Judge port, in-process)."""
 
