@@ -14,6 +14,7 @@ from typing import Any, Final, Protocol
 import numpy as np
 
 from daemon.engines.cores import CORES
+from daemon.engines.decoder_loops import looped, without_restart
 from daemon.errors import EngineError, ModelError
 from daemon.ports import AUDIO_RATE_HZ, SpeechStream, Transcript, Word
 
@@ -74,10 +75,6 @@ JUDGE_WEIGHT: Final = 0.5
 # asleep?" for "Is the baby asleep?") or says it again is not weighed: those two made most of the judge's slips.
 # Three guesses at most (the judge's p90 0.27 s instead of 0.32) answered fewer spoken tune questions right through
 # the box (77.8 % against 79.8 % of 99): every guess within the margin is weighed.
-LOOPED_PHRASE_WORDS: Final = 12
-"""The longest phrase said again and again in a row that is taken for a decoding loop and kept once."""
-# NOTE: Whisper base looped a whole unpunctuated question on 2 of 672 tune clips ("Wake me up at 6 in the morning
-# Wake me up at 6 in the morning Wake me up at 6 in"), 28 of its 575 word errors; no question repeats 7-12 words.
 
 
 def _words(text: str) -> str:
@@ -199,13 +196,10 @@ class WhisperRecogniser:
             return_no_speech_prob=True,
         )[0]
         # NOTE: on silence or noise Whisper invents a sentence ("I don't know."); it knows, though.
-        text, score = self._text(result.sequences_ids[0]), float(result.scores[0])
-        if self._heard_nothing(view, result, prompted=prompted, text=text):
-            return "", score
-        guesses = [
-            (_without_restart(self._text(ids)), float(other))
-            for ids, other in zip(result.sequences_ids, result.scores, strict=True)
-        ]
+        said = [self._text(ids) for ids in result.sequences_ids]
+        if self._heard_nothing(view, result, prompted=prompted, text=said[0]):
+            return "", float(result.scores[0])
+        guesses = [(without_restart(text), float(other)) for text, other in zip(said, result.scores, strict=True)]
         text, score = guesses[0]
         commands = self._commands or (lambda _: False)
         if len(guesses) < 2 or commands(text):
@@ -285,7 +279,7 @@ class WhisperStream:
             return None
         self._decoded_at = len(self._audio)
         partial = self._recogniser.transcribe(bytes(self._audio), final=False).text
-        if partial == self._partial or _looped(partial):  # a first word said again and again: not worth showing
+        if partial == self._partial or looped(partial):  # a first word said again and again: not worth showing
             return None
         self._partial = partial
         return partial
@@ -297,7 +291,7 @@ class WhisperStream:
         if len(self._audio) > self._decoded_at:
             self._decoded_at = len(self._audio)
             partial = self._recogniser.transcribe(bytes(self._audio), final=False).text
-            self._partial = "" if _looped(partial) else partial
+            self._partial = "" if looped(partial) else partial
         return self._partial
 
     def finish(self) -> Transcript:
@@ -356,58 +350,9 @@ def _adds_to(heard: tuple[str, ...], guess: tuple[str, ...]) -> bool:
     return len(guess) > len(heard) and guess[len(guess) - len(heard) :] == heard
 
 
-def _without_restart(text: str) -> str:
-    """Cut a second sentence that starts the first one again (the decoder's way of looping on a short window)."""
-    sentences = re.split(r"(?<=[.?!])\s+", text)
-    opening = re.sub(r"[^a-z ]", "", sentences[0].lower()).split()
-    first = set(opening)
-    for i, sentence in enumerate(sentences[1:], 1):
-        words = re.sub(r"[^a-z ]", "", sentence.lower()).split()
-        again = len(words) >= 2 and opening[: len(words)] == words  # it began the first sentence once more
-        if first and (again or len(set(words) & first) >= 0.6 * len(first)):
-            return " ".join(sentences[:i])
-    return _without_repeats(text)
-
-
-def _without_repeats(text: str) -> str:
-    """Say a phrase the decoder looped on once ("come again, come again, come again, come" -> "come again,").
-
-    A phrase of two to LOOPED_PHRASE_WORDS words said twice or more in a row, or a word said three times, is kept
-    once; a trailing part of one more repetition is dropped too.
-    """
-    tokens = text.split()
-    bare = [re.sub(r"[^a-z0-9']", "", t.lower()) for t in tokens]
-    kept: list[str] = []
-    i = 0
-    while i < len(tokens):
-        for n in range(1, LOOPED_PHRASE_WORDS + 1):  # the shortest looped phrase: "a b a b a b" is "a b" three times
-            gram = bare[i : i + n]
-            j = i + n
-            while len(gram) == n and bare[j : j + n] == gram:
-                j += n
-            repeats = (j - i) // n
-            if repeats >= (3 if n == 1 else 2):
-                tail = bare[j : j + n]
-                if tail and j + len(tail) == len(bare) and gram[: len(tail)] == tail:
-                    j = len(bare)  # the start of one more repetition, cut off by the end of the audio
-                kept += tokens[i : i + n]
-                i = j
-                break
-        else:
-            kept.append(tokens[i])
-            i += 1
-    return " ".join(kept)
-
-
-def _looped(text: str) -> bool:
-    """True for a transcript that mostly repeats itself ("what is what is what is")."""
-    words = text.lower().split()
-    return len(words) >= 3 and len(set(words)) <= len(words) / 2
-
-
 def _spread(text: str, seconds: float) -> tuple[Word, ...]:
     """The bare words of a transcript, each given a share of the audio by its length (Whisper gives no times)."""
-    bare = re.findall(r"[a-z0-9']+", text.lower())
+    bare = _bare(text)
     total = sum(len(w) + 1 for w in bare) or 1
     words, at = [], 0.0
     for word in bare:

@@ -137,13 +137,11 @@ def test_an_unusable_wake_phrase_is_refused_with_a_line_and_exit_78(
 
 
 def test_a_whole_question_whisper_looped_on_without_punctuation_is_heard_once() -> None:
-    from daemon.engines.whisper import _without_restart
+    from daemon.engines.decoder_loops import without_restart
 
     looped = "Wake me up at 6 in the morning Wake me up at 6 in the morning Wake me up at 6 in"  # Whisper base, heard
-    assert _without_restart(looped) == "Wake me up at 6 in the morning"
-    assert (
-        _without_restart("Is it true that the the cat sat on the mat") == "Is it true that the the cat sat on the mat"
-    )
+    assert without_restart(looped) == "Wake me up at 6 in the morning"
+    assert without_restart("Is it true that the the cat sat on the mat") == "Is it true that the the cat sat on the mat"
 
 
 def _espeak(name: str) -> Voice:

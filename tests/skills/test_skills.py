@@ -283,9 +283,9 @@ def test_a_tool_call_line_is_parsed_and_the_grammar_names_every_command() -> Non
     ],
 )
 def test_a_phrase_the_recogniser_looped_on_is_heard_once(heard: str, kept: str) -> None:
-    from daemon.engines.whisper import _without_restart
+    from daemon.engines.decoder_loops import without_restart
 
-    assert _without_restart(heard) == kept
+    assert without_restart(heard) == kept
 
 
 @pytest.mark.parametrize(
