@@ -85,6 +85,7 @@ def build_keeper(
             wake_phrase=keeper.listener.wake_phrase,
             keeps_history=config.state.keep_history,
             forget_hold_s=button.forget_hold_s,
+            forget_after_s=config.llm.forget_after_s,
             shutdown_hold_s=button.shutdown_hold_s if button.enabled and button.shutdown else None,
         )
     return keeper, skills, sink

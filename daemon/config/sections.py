@@ -78,6 +78,9 @@ class LlmConfig:
     """n_ctx: the tokens the model keeps in view (prompt, conversation, question and answer)."""
     max_answer_tokens: Annotated[int, Field(ge=16, le=2048)] = 200
     """Hard cap on one answer, in tokens."""
+    forget_after_s: Annotated[float, Field(ge=0.0, le=86400.0)] = 300.0
+    """A conversation nobody spoke to for this long is forgotten: the next question starts afresh (0: kept until
+    forgotten by a command or the button)."""
     threads: Annotated[int, Field(ge=0, le=64)] = 0
     """Decode threads; 0 picks one fewer than the cores (at least 1) so STT/TTS keep a core."""
     batch_threads: Annotated[int, Field(ge=0, le=64)] = 0

@@ -2,24 +2,42 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Final
 
 from daemon.ports import Exchange
 
+_LOGGER = logging.getLogger(__name__)
+
 Message = dict[str, str]
-MAX_REMEMBERED_TURNS: Final = 32
-"""Beyond this many exchanges the oldest is forgotten even if tokens remain (bounds memory)."""
+MAX_REMEMBERED_TURNS: Final = 16
+"""Reaching this many exchanges, the older half is forgotten even if tokens remain (bounds memory and prompt)."""
 
 
 class Conversation:
-    """The exchanges of the current conversation, oldest first; the box's `ConversationMemory` (any thread)."""
+    """The exchanges of the current conversation, oldest first; the box's `ConversationMemory` (any thread).
 
-    def __init__(self, max_turns: int = MAX_REMEMBERED_TURNS) -> None:
-        self._turns: deque[Exchange] = deque(maxlen=max_turns)
+    Old exchanges are forgotten in halves, not one by one: the model's cache holds the prompt it read last, and
+    forgetting the oldest exchange at every turn changed the prompt's start at every turn, so each question read the
+    whole conversation again (1,100 tokens, 17 s of a 1.5B brain's reading here, after 32 exchanges).
+    """
+
+    def __init__(
+        self,
+        max_turns: int = MAX_REMEMBERED_TURNS,
+        forget_after_s: float = 0.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._turns: deque[Exchange] = deque()
+        self._max_turns = max(1, max_turns)
+        self._forget_after_s = forget_after_s
+        self._clock = clock
+        self._last = clock()
         self.lock = threading.RLock()
         """Held across a read and a change that must see the same exchanges (the model fitting its prompt)."""
 
@@ -54,12 +72,27 @@ class Conversation:
     # -- the model's side ----------------------------------------------------------------------------------
 
     def __len__(self) -> int:
-        return len(self._turns)
+        with self.lock:
+            self._expire()
+            return len(self._turns)
 
     def add(self, question: str, answer: str) -> None:
-        """Remember a finished exchange."""
+        """Remember a finished exchange (forgetting the older half of a full conversation first)."""
         with self.lock:
+            self._expire()
+            if len(self._turns) >= self._max_turns:
+                self._drop_oldest_half()
             self._turns.append(Exchange(question, answer))
+            self._last = self._clock()
+
+    def _expire(self) -> None:
+        """Forget a conversation nobody added to for `forget_after_s`: a question asked later starts afresh."""
+        # NOTE: a question an hour later is rarely about the last one, and the exchanges before it still cost their
+        # tokens in every prompt; Home Assistant ends its chat sessions after 5 minutes too.
+        idle = self._clock() - self._last
+        if self._turns and 0 < self._forget_after_s < idle:
+            _LOGGER.info("forgot a conversation of %d exchange(s), idle %.0f s", len(self._turns), idle)
+            self._turns.clear()
 
     def _latest(self, question: str) -> int | None:
         """Where the latest exchange answering `question` is (another answer may have come after it)."""
@@ -70,6 +103,7 @@ class Conversation:
     def exchanges(self) -> tuple[Exchange, ...]:
         """The exchanges, oldest first."""
         with self.lock:
+            self._expire()
             return tuple(self._turns)
 
     def clear(self) -> None:
@@ -77,12 +111,18 @@ class Conversation:
         with self.lock:
             self._turns.clear()
 
-    def drop_oldest(self) -> None:
-        """Forget the oldest exchange."""
-        self._turns.popleft()
+    def _drop_oldest_half(self) -> None:
+        """Forget the older half of the exchanges (at least one): the prompt then keeps its start for many turns."""
+        for _ in range((len(self._turns) + 1) // 2):
+            self._turns.popleft()
 
     def messages(self, system: str, question: str) -> list[Message]:
         """Chat messages: system prompt, remembered exchanges, then the new question."""
+        with self.lock:
+            self._expire()
+            return self._messages(system, question)
+
+    def _messages(self, system: str, question: str) -> list[Message]:
         msgs = [{"role": "system", "content": system}] if system else []
         for ex in self._turns:
             msgs += [{"role": "user", "content": ex.question}, {"role": "assistant", "content": ex.answer}]
@@ -92,14 +132,15 @@ class Conversation:
     def fit(
         self, system: str, question: str, count_tokens: Callable[[list[Message]], int], budget: int
     ) -> tuple[list[Message], int]:
-        """Drop the oldest exchanges until the prompt fits in `budget` tokens; return it and its size."""
+        """Forget the older half of the exchanges until the prompt fits in `budget` tokens; return it and its size."""
         with self.lock:
+            self._expire()
             while True:
-                msgs = self.messages(system, question)
+                msgs = self._messages(system, question)
                 n = count_tokens(msgs)
                 if n <= budget or not self._turns:
                     return msgs, n
-                self.drop_oldest()
+                self._drop_oldest_half()
 
 
 def referenced(messages: list[Message], reference: str) -> list[Message]:

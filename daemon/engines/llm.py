@@ -95,7 +95,9 @@ class LlamaModel:
             CORES,
         )
         # NOTE: the conversation has its own lock: it is read and changed without waiting for a generation.
-        self.conversation = conversation if conversation is not None else Conversation()
+        self.conversation = (
+            conversation if conversation is not None else Conversation(forget_after_s=config.forget_after_s)
+        )
         """What is remembered; the box's ConversationMemory."""
         self._lock = threading.Lock()  # the model: one generation at a time
         self._reader = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="llm-read")
@@ -482,4 +484,9 @@ class LlamaModel:
             stats.decode_s = end - first_at if first_at else 0.0
             text = whole_sentences("".join(answer).strip()) if stats.cut else "".join(answer).strip()
             if text:
-                self.conversation.add(question, text)
+                with self.conversation.lock:
+                    before = len(self.conversation)
+                    self.conversation.add(question, text)
+                    forgot = len(self.conversation) <= before
+                if forgot:  # its older half forgotten, the prompt starts anew: read it while the user thinks
+                    self.read_history()

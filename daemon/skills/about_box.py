@@ -28,6 +28,8 @@ class BoxFacts:
     keeps_history: bool = False
     """The conversation is written to the SD card (state.keep_history)."""
     forget_hold_s: float = 3.0
+    forget_after_s: float = 0.0
+    """How long an idle conversation is kept (llm.forget_after_s); 0: until it is forgotten by hand."""
     shutdown_hold_s: float | None = None
     """How long a hold of the button shuts the box down; None: the button does not (button.shutdown off)."""
 
@@ -133,11 +135,12 @@ def _listening(box: BoxFacts) -> str:
     )
     kept = (
         "The words of our conversation are kept on my SD card, so that I remember them after a restart, "
-        "until you say forget our conversation."
+        "until you say forget our conversation"
         if box.keeps_history
-        else "I keep the words of our conversation only until you say forget our conversation, or switch me off."
+        else "I keep the words of our conversation only until you say forget our conversation, or switch me off"
     )
-    return f"{heard} {kept}"
+    idle = f", or until we have not spoken for {_minutes(box.forget_after_s)}." if box.forget_after_s else "."
+    return f"{heard} {kept}{idle}"
 
 
 def _how_to(thing: str, box: BoxFacts) -> str:
@@ -158,6 +161,13 @@ def _how_to(thing: str, box: BoxFacts) -> str:
     if box.wake_phrase:
         return f"Say {box.wake_phrase}, then ask your question. Or hold my button while you speak."
     return "Hold my button while you speak, or tap it and then ask your question."
+
+
+def _minutes(s: float) -> str:
+    """An idle time as said: whole minutes, or seconds below two minutes."""
+    if s < 120:
+        return _seconds(s)
+    return f"{round(s / 60)} minutes"
 
 
 def _seconds(s: float | None) -> str:

@@ -29,6 +29,46 @@ def test_fit_with_an_oversized_question_keeps_nothing_old() -> None:
     assert len(conv) == 0 and len(msgs) == 1 and n == 100
 
 
+def test_a_full_conversation_forgets_its_older_half_so_the_prompt_keeps_its_start() -> None:
+    conv = Conversation(max_turns=8)
+    for i in range(8):
+        conv.add(f"q{i}", f"a{i}")
+    conv.add("q8", "a8")
+    assert [e.question for e in conv.remembered()] == ["q4", "q5", "q6", "q7", "q8"]
+    starts = set()
+    for i in range(9, 12):  # the model's cache reads only the newest exchange on top of the prompt before
+        conv.add(f"q{i}", f"a{i}")
+        starts.add(conv.messages("", "next")[0]["content"])
+    assert starts == {"q4"}
+
+
+def test_a_conversation_nobody_spoke_to_for_a_while_is_forgotten() -> None:
+    now = [1000.0]
+    conv = Conversation(forget_after_s=300.0, clock=lambda: now[0])
+    conv.add("What is the capital of France?", "Paris.")
+    now[0] += 299.0
+    assert conv.messages("be brief", "And of Spain?")[1]["content"] == "What is the capital of France?"
+    conv.add("And of Spain?", "Madrid.")
+    now[0] += 299.0  # the idle time counts from the latest exchange
+    assert len(conv) == 2
+    now[0] += 2.0
+    assert conv.messages("be brief", "What time is it?") == [
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": "What time is it?"},
+    ]
+    assert conv.remembered() == () and len(conv) == 0
+    conv.add("What time is it?", "Ten past four.")
+    assert len(conv) == 1
+
+
+def test_a_conversation_is_kept_however_long_it_idles_when_told_to() -> None:
+    now = [0.0]
+    conv = Conversation(forget_after_s=0.0, clock=lambda: now[0])
+    conv.add("q", "a")
+    now[0] += 86400.0 * 30
+    assert len(conv) == 1
+
+
 def test_truncating_an_answer_and_bounded_turns() -> None:
     conv = Conversation(max_turns=3)
     for i in range(5):

@@ -144,6 +144,21 @@ def test_a_long_conversation_never_overflows_the_context(small_context: LlamaMod
     assert dropped > 0 and len(small_context.conversation.remembered()) < 14
 
 
+@pytest.mark.slow
+def test_a_full_conversation_is_read_again_only_when_its_older_half_is_forgotten(small_context: LlamaModel) -> None:
+    small_context.conversation.forget()
+    read_again = []
+    for i in range(16):
+        "".join(small_context.respond(f"Question {i}: tell me an interesting fact about number {i}."))
+        s = small_context.stats
+        if i and s.evaluated_tokens > s.prompt_tokens // 2:
+            read_again.append(i)
+            assert s.dropped_turns >= 2, (i, s.dropped_turns)  # forgotten in halves, not one at every turn
+        elif i:
+            assert s.dropped_turns == 0 and s.evaluated_tokens < 40  # the last answer and the new question
+    assert 1 <= len(read_again) <= 5, read_again
+
+
 def test_an_over_long_question_is_cut_not_fatal(small_context: LlamaModel) -> None:
     small_context.conversation.forget()
     long = "Why is the sky blue? " * 400
