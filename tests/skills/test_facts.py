@@ -95,10 +95,42 @@ def test_the_most_people_says_how_old_its_count_is() -> None:
 
 
 @pytest.mark.parametrize(
-    "said", ["what is the largest country in africa", "which country has the most people in europe"]
+    ("said", "reply"),
+    [
+        # The model said Nigeria was Africa's largest.
+        (
+            "what's the biggest country in africa",
+            "Algeria is the largest country in Africa, covering about 2.4 million square kilometres.",
+        ),
+        (
+            "What is the largest country in South America?",
+            "Brazil is the largest country in South America, covering about 8.5 million square kilometres.",
+        ),
+        ("which country in north america is the biggest", "Canada is the largest country in North America, covering"),
+        ("what is the largest country in europe", "Russia is the largest country in Europe, covering"),
+        ("which country has the most people in africa", "Nigeria has the most people in Africa. In the latest count"),
+        ("what is the most populous country in europe", "Russia has the most people in Europe."),
+        ("what's the most populous country in asia", "India has the most people, by the United Nations' estimate"),
+    ],
 )
-def test_a_ranking_within_a_region_is_left_to_the_language_model(said: str) -> None:
-    assert match(said) is None
+def test_a_continents_largest_and_most_populous_country_come_from_the_data(said: str, reply: str) -> None:
+    skill, answer = _said(said)
+    assert skill == "country" and answer.startswith(reply), answer
+
+
+def test_asias_largest_country_is_china_wholly_in_it_and_russia_across_it() -> None:
+    reply = _said("what is the largest country in asia")[1]
+    assert (
+        reply.startswith("China is the largest country wholly in Asia")
+        and "Russia, which spans Europe and Asia" in reply
+    )
+
+
+@pytest.mark.parametrize(
+    "said", ["what is the smallest country in africa", "what is the largest country in antarctica"]
+)
+def test_a_continents_smallest_country_or_an_unknown_continent_is_left_to_the_language_model(said: str) -> None:
+    assert match(said) is None  # the data's smallest in a region is a territory (Macau, Anguilla), not a country
 
 
 def test_a_country_is_found_by_its_other_names() -> None:
@@ -306,6 +338,32 @@ def test_without_a_clock_a_holiday_that_keeps_its_date_is_still_dated() -> None:
     assert day.startswith("Christmas Day is on December the twenty fifth; its weekday depends on the year")
     easter = _said("when is easter", unset)[1]
     assert easter.startswith("Easter Sunday moves from year to year") and "when is easter 2027" in easter
+
+
+@pytest.mark.parametrize(
+    ("said", "reply"),
+    [
+        ("How many days are there in February 2024?", "February 2024 had 29 days."),  # the model said 28
+        ("how many days does february 2028 have", "February 2028 has 29 days."),
+        ("how many days were there in february 1900", "February 1900 had 28 days."),
+        ("how many days in february", "February 2026 has 28 days."),  # this year's, from the trusted clock
+        ("how many days are there in february next year", "February 2027 has 28 days."),
+        ("how many days does june have", "June has 30 days."),
+        ("how many days are in sept", "September has 30 days."),
+        ("how many days has december got", "December has 31 days."),
+    ],
+)
+def test_the_days_of_a_month_by_the_calendar(said: str, reply: str) -> None:
+    assert _said(said) == ("month_days", reply)
+
+
+def test_without_a_trusted_clock_februarys_days_depend_on_a_year_said() -> None:
+    unset = _skills(trusted=False)
+    assert _said("how many days are in february", unset)[1] == "February has 28 days, or 29 in a leap year."
+    assert _said("how many days in february 2032", unset)[1] == "February 2032 has 29 days."
+    assert _said("how many days in march", unset)[1] == "March has 31 days."
+    assert _said("how many days in february next year", unset)[1] == "February has 28 days, or 29 in a leap year."
+    assert _said("how many days are in a month")[0] == "convert"  # any month: the units' own answer
 
 
 @pytest.mark.parametrize(

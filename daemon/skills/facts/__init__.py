@@ -16,7 +16,9 @@ from daemon.skills.call import Arg
 from daemon.skills.facts import calendar_facts, countries, day_of_date, elements, sky, spelling, world_clock
 from daemon.skills.honest import UNSET_CLOCK
 
-SKILLS: Final = frozenset({"country", "element", "planet", "holiday", "leap_year", "spell", "world_time", "weekday"})
+SKILLS: Final = frozenset(
+    {"country", "element", "planet", "holiday", "leap_year", "month_days", "spell", "world_time", "weekday"}
+)
 INTENTS: Final = frozenset(
     {
         "TalkboxCountry",
@@ -27,6 +29,7 @@ INTENTS: Final = frozenset(
         "TalkboxPlanet",
         "TalkboxHoliday",
         "TalkboxLeapYear",
+        "TalkboxMonthDays",
         "TalkboxSpell",
         "TalkboxWorldTime",
         "TalkboxWeekday",
@@ -51,9 +54,10 @@ def read(intent: str, v: Mapping[str, object], said: str = "") -> Read | None:
             code = countries.find(said)
             return ("country", {"fact": fact, "code": code, "country": said}) if code else None
         case "TalkboxCountryRank":
-            rank = str(v.get("rank", ""))
-            code = countries.ranked(rank)
-            return "country", {"fact": rank, "code": code, "country": countries.spoken_name(code)}
+            rank, continent = str(v.get("rank", "")), str(v.get("continent", ""))
+            code = countries.ranked(rank, continent)
+            named: dict[str, Arg] = {"fact": rank, "code": code, "country": countries.spoken_name(code)}
+            return "country", named | ({"continent": continent} if continent else {})
         case "TalkboxElement":
             said = _text(v, "element")
             element = elements.by_name(said)
@@ -77,7 +81,7 @@ def read(intent: str, v: Mapping[str, object], said: str = "") -> Read | None:
             if fact in ("moons", "size") and body is None:
                 return None
             return "planet", {"fact": fact, **({"planet": body.name} if body is not None else {})}
-        case "TalkboxHoliday" | "TalkboxLeapYear":
+        case "TalkboxHoliday" | "TalkboxLeapYear" | "TalkboxMonthDays":
             return _calendar(intent, v)
         case "TalkboxSpell":
             word = spelling.read_word(_text(v, "word"))
@@ -101,6 +105,8 @@ def _calendar(intent: str, v: Mapping[str, object]) -> Read | None:
         args["offset"] = int(str(v["year_offset"]))
     if intent == "TalkboxLeapYear":
         return "leap_year", args | ({"next": True} if v.get("next") else {})
+    if intent == "TalkboxMonthDays":
+        return "month_days", args | {"month": int(str(v["month"]))}
     return "holiday", args | {"holiday": str(v["holiday"]), "ask": str(v.get("ask", "day"))}
 
 
@@ -118,7 +124,9 @@ def answer(skill: str, args: Mapping[str, object], wall: Callable[[], float | No
     said = str(args.get("said", ""))
     match skill:
         case "country":
-            return countries.answer(str(args["code"]), str(args["fact"]), str(args["country"]))
+            return countries.answer(
+                str(args["code"]), str(args["fact"]), str(args["country"]), str(args.get("continent", ""))
+            )
         case "element":
             number = args.get("number")
             element = elements.by_number(number) if isinstance(number, int) else None
@@ -129,6 +137,8 @@ def answer(skill: str, args: Mapping[str, object], wall: Callable[[], float | No
             return calendar_facts.holiday(args, wall())
         case "leap_year":
             return calendar_facts.leap_year(args, wall())
+        case "month_days":
+            return calendar_facts.month_days(args, wall())
         case "spell":
             return spelling.answer(str(args["word"]))
         case "weekday":

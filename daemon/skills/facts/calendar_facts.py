@@ -42,6 +42,8 @@ SAME_EVERYWHERE: Final = frozenset(
 FIRST_YEAR: Final = 1583
 """The first whole year of the Gregorian calendar; earlier dates would be in a calendar nobody used then."""
 LAST_YEAR: Final = 9999
+LEAP_YEAR: Final = 2028
+"""Any year: a month other than February has as many days in every one."""
 
 
 @functools.cache
@@ -151,6 +153,23 @@ def leap_year(args: Mapping[str, object], now: float | None) -> str:
         return f"Yes, {year} is a leap year."
     why = ": a year ending in 00 is one only if it divides by 400" if year % 100 == 0 else ""
     return f"No, {year} isn't a leap year{why}."
+
+
+def month_days(args: Mapping[str, object], now: float | None) -> str:
+    """What the box says to "how many days are there in February 2024", "how many days does June have"."""
+    month = int(str(args["month"]))
+    name = calendar.month_name[month]
+    today = datetime.date.fromtimestamp(now) if now is not None else None
+    year = _year(args, today) if isinstance(args.get("year"), int) or "offset" in args or month == 2 else None
+    if year is None:
+        if month == 2:  # no year said, and no clock to say which year it is
+            return "February has 28 days, or 29 in a leap year."
+        return f"{name} has {calendar.monthrange(LEAP_YEAR, month)[1]} days."
+    if not FIRST_YEAR <= year <= LAST_YEAR:
+        return f"I can only count the days of months from {FIRST_YEAR} to {LAST_YEAR}."
+    days = calendar.monthrange(year, month)[1]
+    has = "had" if today is not None and year < today.year else "has"
+    return f"{name} {year} {has} {days} days."
 
 
 def day_ahead(now: float, args: Mapping[str, object]) -> str:

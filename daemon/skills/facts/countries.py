@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Callable
 from typing import Any, Final
 
 from daemon.skills.speech import say_about, upper_first
@@ -109,10 +110,33 @@ MOST_PEOPLE_SINCE: Final = ("IN", 2023)
 confirmed in 2024); countryinfo's counts, from around 2014, still put China first."""
 
 
-def ranked(rank: str) -> str:
-    """The ISO code of the country at the end of `rank` ("most_people", "largest", "smallest") in the data."""
+Record = dict[str, Any]
+CONTINENTS: Final[dict[str, tuple[str, Callable[[Record], bool]]]] = {
+    "africa": ("Africa", lambda r: r.get("region") == "Africa"),
+    "europe": ("Europe", lambda r: r.get("region") == "Europe"),
+    "asia": ("Asia", lambda r: r.get("region") == "Asia"),
+    "oceania": ("Oceania", lambda r: r.get("region") == "Oceania"),
+    "south america": ("South America", lambda r: r.get("intermediateregion") == "South America"),
+    "north america": (
+        "North America",
+        lambda r: (
+            r.get("subregion") == "Northern America" or r.get("intermediateregion") in ("Central America", "Caribbean")
+        ),
+    ),
+}
+"""Each continent the templates name (the `continent` list): as said, and which of countryinfo's UN regions it is.
+Only the largest and the most populous are asked of one: its smallest would be a territory of the data, not a
+country (Anguilla, Macau)."""
+WIDER_THAN_ITS_REGION: Final = {"asia": "RU"}
+"""A country the data counts in another region that holds most of its land here (Russia: three quarters of it)."""
+
+
+def ranked(rank: str, continent: str = "") -> str:
+    """The ISO code of the country at the end of `rank` ("most_people", "largest", "smallest") in the data, among
+    the countries of `continent` (a key of CONTINENTS) if named."""
     field, end = RANKED_BY[rank]
-    counted = {code: r[field] for code, r in _countries().items() if isinstance(r.get(field), int | float)}
+    inside: Callable[[Record], bool] = CONTINENTS[continent][1] if continent else (lambda r: True)
+    counted = {c: r[field] for c, r in _countries().items() if isinstance(r.get(field), int | float) and inside(r)}
     return end(counted, key=lambda code: counted[code])
 
 
@@ -123,12 +147,15 @@ def spoken_name(code: str) -> str:
     return inside[1] if inside else name
 
 
-def _ranked_answer(rank: str, code: str, name: str) -> str:
+def _ranked_answer(rank: str, code: str, name: str, continent: str = "") -> str:
     record = _countries()[code]
+    where = f"in {CONTINENTS[continent][0]}" if continent else "in the world"
     if rank == "most_people":
         now, since = MOST_PEOPLE_SINCE
         people = say_about(record["population"])
         counted = f"In the latest count I have, from around {POPULATION_YEAR}, {name} had {people}"
+        if continent and not CONTINENTS[continent][1](_countries()[now]):
+            return f"{name} has the most people {where}. {counted}."
         if now == code:
             return f"{name} has the most people. {counted}."
         later, other = spoken_name(now), _countries()[now]["population"]
@@ -137,7 +164,14 @@ def _ranked_answer(rank: str, code: str, name: str) -> str:
             f"{counted} and {later} {say_about(other)}."
         )
     extreme = "largest" if rank == "largest" else "smallest"
-    return f"{name} is the {extreme} country in the world, covering {say_about(record['area'])} square kilometres."
+    area = f"covering {say_about(record['area'])} square kilometres"
+    if rank == "largest" and (wider := WIDER_THAN_ITS_REGION.get(continent)):
+        other = spoken_name(wider)
+        return (
+            f"{name} is the largest country wholly {where}, {area}. {other}, which spans Europe and Asia, is larger, "
+            f"and most of its land is {where}."
+        )
+    return f"{name} is the {extreme} country {where}, {area}."
 
 
 def _language(code: str) -> str:
@@ -171,10 +205,11 @@ def named(said: str) -> str:
     return re.sub(r"(-|\b[Dd]')(\w)", lambda m: m[1].lower() + m[2].upper(), " ".join(words))
 
 
-def answer(code: str, fact: str, said: str) -> str:
-    """What the box says to `fact` about the country with ISO code `code`, named as the user named it."""
+def answer(code: str, fact: str, said: str, continent: str = "") -> str:
+    """What the box says to `fact` about the country with ISO code `code`, named as the user named it (a ranking:
+    among the countries of `continent`, if named)."""
     if fact in RANKED_BY:
-        return _ranked_answer(fact, code, said)
+        return _ranked_answer(fact, code, said, continent)
     record = _countries()[code]
     name = named(said)
     match fact:
