@@ -133,14 +133,14 @@ def _listening(box: BoxFacts) -> str:
         if box.wake_phrase
         else "I listen only while you press my button."
     )
+    idle = f", or once we haven't spoken for {_minutes(box.forget_after_s)}" if box.forget_after_s else ""
     kept = (
         "The words of our conversation are kept on my SD card, so that I remember them after a restart, "
-        "until you say forget our conversation"
+        f"until you say forget our conversation{idle}."
         if box.keeps_history
-        else "I keep the words of our conversation only until you say forget our conversation, or switch me off"
+        else f"I keep the words of our conversation only until you say forget our conversation, or switch me off{idle}."
     )
-    idle = f", or until we have not spoken for {_minutes(box.forget_after_s)}." if box.forget_after_s else "."
-    return f"{heard} {kept}{idle}"
+    return f"{heard} {kept}"
 
 
 def _how_to(thing: str, box: BoxFacts) -> str:

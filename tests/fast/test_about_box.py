@@ -43,6 +43,7 @@ def test_questions_about_the_box_are_answered_by_the_box_not_guessed(
     assert answers["privacy"].startswith("Nothing you say leaves this box") and "no recordings" in answers["privacy"]
     assert (f"I listen for {wake} all the time" if wake else "only while you press my button") in answers["privacy"]
     assert "until you say forget our conversation, or switch me off" in answers["privacy"]  # nothing kept on the card
+    assert answers["privacy"].endswith("or once we haven't spoken for 5 minutes.")  # llm.forget_after_s
     assert answers["works_offline"].startswith("Yes: I work entirely offline.")
     assert answers["other"].startswith("No, I'm not Alexa.")
     assert answers["alive"].startswith("No.")
@@ -63,6 +64,7 @@ def test_what_the_box_says_of_itself_follows_its_settings(stand_ins: Engines, tm
         power = box.ask("turn yourself off").answer
         forget = box.ask("how do I make you forget").answer
     assert "kept on my SD card" in privacy and "switch me off" not in privacy
+    assert privacy.endswith("until you say forget our conversation, or once we haven't spoken for 5 minutes.")
     assert "hold my button for 6 seconds to shut me down" in power
     assert forget == "Say forget our conversation, or hold my button for 2 seconds."
 
