@@ -20,6 +20,7 @@ from daemon.engines.chat import ChatPrompt, StopFilter, check_room
 from daemon.engines.cores import CORES, DecodeThreads, configure_openmp, thread_counts
 from daemon.engines.doubt import APOLOGIES, UNSURE, Apology, Doubt
 from daemon.engines.history import Conversation, Message, referenced, whole_sentences
+from daemon.engines.kv_shift import shared_prefix, shift_out
 from daemon.engines.logits import decode_keeping, logits_of
 from daemon.engines.surprise import TokenScores, log_softmax_at
 from daemon.errors import EngineError, ModelError
@@ -35,12 +36,6 @@ PREFILL_PIECE_TOKENS: Final = 4
 READ_AHEAD_P_END: Final = 0.3
 """Words the model gives at least this chance of ending the turn have their passage read ahead of the answer (words
 that go on would hold the next judgement up with a passage nobody needs)."""
-
-
-def shared_prefix(cached: list[int], tokens: list[int]) -> int:
-    """How many leading tokens `cached` and `tokens` have in common."""
-    differ = (i for i, (a, b) in enumerate(zip(cached, tokens, strict=False)) if a != b)
-    return next(differ, min(len(cached), len(tokens)))
 
 
 @functools.cache
@@ -332,6 +327,7 @@ class LlamaModel:
 
     def _evaluate_prompt(self, tokens: list[int], give_way: Callable[[], bool] | None = None) -> None:
         """Evaluate `tokens`, reusing the common cached prefix; in pieces, stopping when `give_way` says so."""
+        shift_out(self._llm, tokens)
         cached = self._llm.input_ids[: self._llm.n_tokens].tolist()
         common = shared_prefix(cached, tokens)
         self._llm.n_tokens = common
@@ -418,6 +414,7 @@ class LlamaModel:
             _LOGGER.debug("the prompt reads from the encyclopedia article %r", article)
         if stats.dropped_turns:
             _LOGGER.info("forgot %d old exchange(s) to fit the context", stats.dropped_turns)
+        shift_out(self._llm, tokens)  # a conversation that forgot its older half is not read again
         cached = self._llm.input_ids[: self._llm.n_tokens].tolist()
         common = shared_prefix(cached, tokens)
         stats.evaluated_tokens = len(tokens) - min(common, len(tokens) - 1)

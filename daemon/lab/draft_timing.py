@@ -19,7 +19,7 @@ import numpy as np
 
 from daemon.config import LlmConfig
 from daemon.engines.chat import ChatPrompt
-from daemon.engines.llm import shared_prefix
+from daemon.engines.kv_shift import shared_prefix
 from daemon.engines.logits import decode_keeping, logits_of
 from daemon.lab.evaluation.answers import QUESTIONS, split
 

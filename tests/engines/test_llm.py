@@ -145,18 +145,19 @@ def test_a_long_conversation_never_overflows_the_context(small_context: LlamaMod
 
 
 @pytest.mark.slow
-def test_a_full_conversation_is_read_again_only_when_its_older_half_is_forgotten(small_context: LlamaModel) -> None:
+def test_a_conversation_that_forgets_its_older_half_is_not_read_again(small_context: LlamaModel) -> None:
     small_context.conversation.forget()
-    read_again = []
+    forgot = []
     for i in range(16):
         "".join(small_context.respond(f"Question {i}: tell me an interesting fact about number {i}."))
         s = small_context.stats
-        if i and s.evaluated_tokens > s.prompt_tokens // 2:
-            read_again.append(i)
+        if s.dropped_turns:
+            forgot.append(i)
             assert s.dropped_turns >= 2, (i, s.dropped_turns)  # forgotten in halves, not one at every turn
-        elif i:
-            assert s.dropped_turns == 0 and s.evaluated_tokens < 40  # the last answer and the new question
-    assert 1 <= len(read_again) <= 5, read_again
+        if i:  # the last answer and the new question: what is kept was moved up in the cache, not read again
+            assert s.evaluated_tokens < 40, (i, s.evaluated_tokens, s.prompt_tokens)
+    assert forgot, "the conversation never filled the context"
+    assert "Paris" in "".join(small_context.respond("What is the capital of France?"))  # the moved cache still reads
 
 
 def test_an_over_long_question_is_cut_not_fatal(small_context: LlamaModel) -> None:
