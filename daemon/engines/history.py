@@ -76,14 +76,16 @@ class Conversation:
             self._expire()
             return len(self._turns)
 
-    def add(self, question: str, answer: str) -> None:
-        """Remember a finished exchange (forgetting the older half of a full conversation first)."""
+    def add(self, question: str, answer: str) -> bool:
+        """Remember a finished exchange; whether the older half of a full conversation was forgotten first."""
         with self.lock:
             self._expire()
-            if len(self._turns) >= self._max_turns:
+            full = len(self._turns) >= self._max_turns
+            if full:
                 self._drop_oldest_half()
             self._turns.append(Exchange(question, answer))
             self._last = self._clock()
+            return full
 
     def _expire(self) -> None:
         """Forget a conversation nobody added to for `forget_after_s`: a question asked later starts afresh."""

@@ -480,10 +480,5 @@ class LlamaModel:
             stats.prompt_s = (first_at or end) - started
             stats.decode_s = end - first_at if first_at else 0.0
             text = whole_sentences("".join(answer).strip()) if stats.cut else "".join(answer).strip()
-            if text:
-                with self.conversation.lock:
-                    before = len(self.conversation)
-                    self.conversation.add(question, text)
-                    forgot = len(self.conversation) <= before
-                if forgot:  # its older half forgotten, the prompt starts anew: read it while the user thinks
-                    self.read_history()
+            if text and self.conversation.add(question, text):
+                self.read_history()  # its older half forgotten: moved up in the cache, or read while the user thinks
