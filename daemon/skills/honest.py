@@ -33,6 +33,9 @@ TIMER_HOW: Final = "For how long? Say, for example: set a timer for 10 minutes."
 TIMER_PAUSE: Final = (
     "I can't pause a timer. I can tell you how long is left, add time to it, or cancel it and start another later."
 )
+NOTHING_TO_SNOOZE: Final = (
+    "Nothing has rung lately to snooze. To be woken later, say, for example: wake me up in 10 minutes."
+)
 ALARM_HOW: Final = "For what time? Say, for example: set an alarm for 7 am tomorrow."
 """For an alarm asked with no time ("set an alarm for tomorrow"), once read by meaning as a question about alarms."""
 UNSET_CLOCK: Final = (

@@ -253,7 +253,7 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             return SkillCall("timer_add", {"seconds": added, **_named(v)}) if added is not None else None
         case "TalkboxSnooze":
             snooze = read_duration(_text(v, "duration")) if v.get("duration") else SNOOZE_S
-            return timer_call(snooze, "", "wake up") if snooze is not None else None
+            return _snoozed(timer_call(snooze, "", "wake up")) if snooze is not None else None
         case "TalkboxTimerPause":
             return SkillCall("timer_pause")
         case "HassTimerStatus" | "TalkboxTimerLeft":
@@ -264,6 +264,8 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             return SkillCall("timer_cancel", {"all": True})
         case "TalkboxAlarmSet":
             return alarm_call("alarm_set", _text(v, "when"), said, waking=bool(v.get("waking")), note=_text(v, "note"))
+        case "TalkboxCancelEverything":
+            return SkillCall("cancel_what", {"named": _text(v, "named")} if v.get("named") else {})
         case "TalkboxReminderList":
             return SkillCall("reminder_list")
         case "TalkboxReminderCancel":
@@ -364,6 +366,11 @@ def _offline(topic: str, v: dict[str, object]) -> SkillCall | None:
 def _number(values: dict[str, object], name: str) -> float:
     value = values.get(name)
     return float(value) if isinstance(value, int | float | str) and value != "" else 0.0
+
+
+def _snoozed(call: SkillCall) -> SkillCall:
+    """A snooze's reminder to wake up, marked as one: with nothing rung lately the skill says so instead."""
+    return dataclasses.replace(call, args={**call.args, "snooze": True})
 
 
 def _named(v: dict[str, object]) -> dict[str, Arg]:

@@ -13,6 +13,7 @@ from daemon.skills.replies import (
     NO_ALARMS,
     NO_REMINDERS,
     NO_TIMERS,
+    NOTHING_SET,
     Reply,
 )
 from daemon.skills.speech import say_alarm, say_clock, upper_first
@@ -148,6 +149,31 @@ def cancel_reminders(reminders: Reminders, note: str, everything: bool) -> Reply
     return Reply(
         f"{upper_first(held[0].label)} cancelled." if len(held) == 1 else ALL_REMINDERS_CANCELLED, changed=True
     )
+
+
+def cancel_what(reminders: Reminders, named: str = "") -> Reply:
+    """ "Cancel everything": what is set and how to cancel each kind, so the alarms a morning needs are never wiped by
+    one loose word; the kinds `named` together ("all my timers and alarms") are cancelled."""
+    if named:
+        gone = [
+            r
+            for r in reminders.all()
+            if (r.kind is Kind.TIMER and "timer" in named)
+            or (r.kind is Kind.ALARM and "alarm" in named)
+            or (r.note and "reminder" in named)
+        ]
+        reminders.remove(gone)
+        return Reply(
+            f"All {named} cancelled." if gone else f"There were no {named.replace(' and ', ' or ')} to cancel.",
+            changed=bool(gone),
+        )
+    held = [(n, kind) for n, kind in ((len(reminders.timers()), "timer"), (len(reminders.alarms()), "alarm")) if n]
+    if not held:
+        return Reply(NOTHING_SET)
+    said = " and ".join(f"{'one' if n == 1 else n} {kind}{'s' if n > 1 else ''}" for n, kind in held)
+    one = sum(n for n, _ in held) == 1
+    how = " or ".join(f"cancel all {kind}s" for _, kind in held)
+    return Reply(f"{upper_first(said)} {'is' if one else 'are'} set. To cancel {'it' if one else 'them'}, say {how}.")
 
 
 def _when(reminder: Reminder, now_boot: float) -> str:

@@ -22,6 +22,7 @@ VOLUME_STEP: Final = 10
 NO_TIMERS: Final = "No timers are running."
 NO_ALARMS: Final = "No alarms are set."
 NO_REMINDERS: Final = "No reminders are set."
+NOTHING_SET: Final = "There's nothing to cancel: no timers, alarms or reminders are set."
 ALL_REMINDERS_CANCELLED: Final = "All reminders cancelled."
 LOUDEST: Final = "That's as loud as I go."
 FORGOTTEN: Final = "Okay, I've forgotten our conversation."

@@ -18,6 +18,7 @@ from daemon.skills.reminder_replies import (
     cancel_alarms,
     cancel_reminders,
     cancel_timers,
+    cancel_what,
     list_alarms,
     list_reminders,
     set_alarm,
@@ -42,7 +43,7 @@ HELP: Final = (
 )
 UNSET_CLOCK: Final = honest.UNSET_CLOCK
 CONFIRM_FIRST: Final = frozenset(
-    {"timer_cancel", "alarm_cancel", "reminder_cancel", "forget", "volume", "set_time", "pace"}
+    {"timer_cancel", "alarm_cancel", "reminder_cancel", "cancel_what", "forget", "volume", "set_time", "pace"}
 )
 """Requests that undo or change something: read loosely from a misheard sentence, they are asked about first."""
 NAMING: Final = frozenset({"name", "hour", "minute", "days"})
@@ -61,6 +62,8 @@ ANSWERS_ONLY: Final = (
 """Requests that only answer (the time, a sum, a fact, what is left on a timer): they change nothing."""
 IT_WITHIN_S: Final = 60.0
 """How long the timer or alarm a request just set or asked about stays what "cancel it" means."""
+SNOOZE_WITHIN_S: Final = 30 * 60.0
+"""How long after a timer or alarm rang "snooze" still means it (a snooze with nothing rung is said so)."""
 CONFIRM_WITHIN_S: Final = 30.0
 """How long a yes still confirms the misheard request the box asked about."""
 
@@ -108,6 +111,8 @@ class Skills:
         """A misheard request waiting for the user's yes, and when it was asked about (boot clock)."""
         self.home: Home | None = None
         """Home Assistant, when the box is linked to one: home commands the skills leave go there."""
+        self._rang_at: float | None = None
+        """When a timer or alarm last rang (boot clock): what "snooze" means."""
         self.about = about_box.BoxFacts()
         """What the box is, for questions about itself (its model, wake phrase, what it keeps): set once assembled."""
 
@@ -247,6 +252,8 @@ class Skills:
                 self.clock.set(_int(a, "hour"), _int(a, "minute"))
                 self.reminders.schedule_alarms(self.clock.now())
                 return Reply(f"Thanks. My clock now says {say_time(self.clock.now())}.", changed=True)
+            case "timer_start" if a.get("snooze") and not self._rang_lately():
+                return Reply(honest.NOTHING_TO_SNOOZE)
             case "timer_start":
                 name, note = str(a.get("name", "")), str(a.get("note", ""))
                 return start_timer(self.reminders, _int(a, "seconds"), name, self.now_boot(), self.clock.now(), note)
@@ -271,6 +278,8 @@ class Skills:
                     days = (_int(a, "on"),)
                 once = bool(a.get("tomorrow")) or "on" in a
                 return set_alarm(self.reminders, _int(a, "hour"), _int(a, "minute"), days, wall, note, once)
+            case "cancel_what":
+                return cancel_what(self.reminders, str(a.get("named", "")))
             case "reminder_list":
                 return list_reminders(self.reminders, self.now_boot())
             case "reminder_cancel":
@@ -336,9 +345,14 @@ class Skills:
     def ringing(self, reminder: Reminder) -> str:
         """Mark `reminder` as rung (before it sounds, so it never rings twice) and what to say."""
         self.reminders.rang(reminder, self.wall())
+        self._rang_at = self.now_boot()
         if reminder.note:
             return f"It's time to {reminder.note}."
         return f"Your {reminder.label} is done." if reminder.kind is Kind.TIMER else "It's time: your alarm."
+
+    def _rang_lately(self) -> bool:
+        """Whether a timer or alarm rang within SNOOZE_WITHIN_S."""
+        return self._rang_at is not None and self.now_boot() - self._rang_at <= SNOOZE_WITHIN_S
 
     def status(self) -> dict[str, object]:
         """For `talkbox status` and /status: the clock's trust, timers with what is left, alarms, volume."""

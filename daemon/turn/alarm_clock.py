@@ -18,7 +18,18 @@ _LOGGER = logging.getLogger(__name__)
 
 CHECK_S: Final = 30.0
 """The longest sleep: the clock may become trusted (NTP, the user) and alarms then get their time."""
-CHANGING: Final = frozenset({"timer_start", "timer_add", "timer_cancel", "alarm_set", "alarm_cancel", "set_time"})
+CHANGING: Final = frozenset(
+    {
+        "timer_start",
+        "timer_add",
+        "timer_cancel",
+        "alarm_set",
+        "alarm_cancel",
+        "reminder_cancel",
+        "cancel_what",
+        "set_time",
+    }
+)
 
 
 class AlarmClock:

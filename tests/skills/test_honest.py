@@ -16,6 +16,7 @@ from daemon.skills.honest import (
     ALARM_HOW,
     DEVICES,
     NOT_ONLINE,
+    NOTHING_TO_SNOOZE,
     OFFLINE,
     PERSONAL,
     SUN,
@@ -27,7 +28,7 @@ from daemon.skills.honest import (
 from daemon.skills.intents import match
 from daemon.skills.reminders import MAX_TIMER_S, MIN_TIMER_S
 from daemon.skills.replies import NO_TIMERS, Reply
-from daemon.skills.skills import Skills
+from daemon.skills.skills import SNOOZE_WITHIN_S, Skills
 from daemon.turn.volume import VolumeSink
 
 
@@ -505,14 +506,31 @@ def test_time_added_with_no_timer_or_beyond_the_limits_is_said_so_and_a_pause_is
 
 
 @pytest.mark.parametrize(("said", "minutes"), [("snooze", 9), ("snooze the alarm", 9), ("snooze for 5 minutes", 5)])
-def test_a_snooze_is_a_reminder_to_wake_up(said: str, minutes: int) -> None:
+def test_a_snooze_after_something_rang_is_a_reminder_to_wake_up(said: str, minutes: int) -> None:
     # NOTE: the model answered "Sorry, but I can't assist with that."
-    skills = _skills()
+    now = [1000.0]
+    skills = Skills(BoxClock("system"), VolumeSink(SilentSink()), "boot-a", now_boot=lambda: now[0])
+    _asked(skills, "set a timer for one minute")
+    now[0] += 60
+    skills.ringing(skills.due()[0])
+    now[0] += 5 * 60
     assert _asked(skills, said) == (
         "timer_start",
         Reply(f"OK. In {minutes} minutes, I'll remind you to wake up.", changed=True),
     )
     assert [(t.seconds, t.note) for t in skills.reminders.timers()] == [(minutes * 60, "wake up")]
+
+
+def test_a_snooze_with_nothing_rung_lately_is_said_so_and_sets_nothing() -> None:
+    now = [1000.0]
+    skills = Skills(BoxClock("system"), VolumeSink(SilentSink()), "boot-a", now_boot=lambda: now[0])
+    assert _asked(skills, "snooze") == ("timer_start", Reply(NOTHING_TO_SNOOZE))
+    _asked(skills, "set a timer for one minute")
+    now[0] += 60
+    skills.ringing(skills.due()[0])
+    now[0] += SNOOZE_WITHIN_S + 1
+    assert _asked(skills, "snooze for 5 minutes") == ("timer_start", Reply(NOTHING_TO_SNOOZE))
+    assert skills.reminders.timers() == []
 
 
 @pytest.mark.parametrize(

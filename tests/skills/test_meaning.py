@@ -51,7 +51,7 @@ def test_the_tuning_half_is_routed_right_and_questions_reach_the_model(router: M
     ("said", "skill"),
     [
         ("What's the hour right now?", "time"),
-        ("Tell me the hour.", "time"),
+        ("Any idea of the hour?", "time"),
         ("Which weekday is it?", "day"),
         ("Stop every one of the timers.", "timer_cancel"),
     ],

@@ -10,11 +10,12 @@ import pytest
 from daemon.box.asking import SilentSink
 from daemon.skills import clock as clock_module
 from daemon.skills.calc import calculate, convert
+from daemon.skills.call import SkillCall
 from daemon.skills.clock import BoxClock
 from daemon.skills.intents import match
 from daemon.skills.reminder_replies import missed_text
 from daemon.skills.reminders import Kind, Reminders, next_ring
-from daemon.skills.replies import STOCK_REPLIES
+from daemon.skills.replies import NOTHING_SET, STOCK_REPLIES
 from daemon.skills.skills import UNSET_CLOCK, Skills
 from daemon.skills.tools import GRAMMAR, parse
 from daemon.skills.values import read_values
@@ -153,6 +154,27 @@ def test_timers_run_on_the_boot_clock_and_can_be_named_asked_and_cancelled() -> 
     skills.run(match("set a timer for an hour and a half"))  # type: ignore[arg-type]
     # NOTE: named by their length as people name them ("10 minutes timer" read as a slip)
     assert [t.label for t in skills.reminders.timers()] == ["10 minute timer", "1 hour 30 minute timer"]
+
+
+def test_cancel_everything_says_what_is_set_and_cancels_only_the_kinds_named() -> None:
+    # NOTE: the model answered "Sorry, but I can't assist with that."; one loose word never wipes the morning's alarm.
+    skills = _skills()
+    assert skills.run(match("cancel everything")).text == NOTHING_SET  # type: ignore[arg-type]
+    skills.run(match("set a timer for ten minutes"))  # type: ignore[arg-type]
+    skills.run(match("set an alarm for 7 am"))  # type: ignore[arg-type]
+    skills.run(match("set an alarm for 8 am"))  # type: ignore[arg-type]
+    said = skills.run(match("cancel it all")).text  # type: ignore[arg-type]
+    assert said == "One timer and 2 alarms are set. To cancel them, say cancel all timers or cancel all alarms."
+    assert (len(skills.reminders.timers()), len(skills.reminders.alarms())) == (1, 2)
+    assert skills.run(match("cancel all my alarms and timers")).text == "All timers and alarms cancelled."  # type: ignore[arg-type]
+    assert skills.reminders.all() == []
+
+
+def test_the_hour_asked_for_is_the_time_never_an_hour_on_a_timer() -> None:
+    # NOTE: "could you give me the hour" added an hour to a timer ("No timers are running. For how long?").
+    assert match("could you give me the hour") == SkillCall("time")
+    call = match("give the timer another five minutes")
+    assert call is not None and (call.skill, call.args["seconds"]) == ("timer_add", 300)
 
 
 def test_cancel_the_timer_waits_for_a_name_only_while_a_name_could_choose() -> None:
