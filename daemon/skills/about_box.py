@@ -83,10 +83,14 @@ def answer(args: dict[str, object], box: BoxFacts, *, home: bool = False) -> str
                 "I have no favourites: I'm a computer program, with no likes of my own. "
                 "Ask me about one, though, and I'll tell you what I know."
             )
+        case "origin" if args.get("form") == "age":
+            return (
+                "I have no age, as people do, and no birthday: I'm a computer program, put together by the talkbox "
+                "project from open software."
+            )
         case "origin":
             return (
-                "I'm talkbox, put together by the talkbox project from open software: "
-                f"{model} answers your questions. I have no age, as people do, and no birthday."
+                f"I'm talkbox, put together by the talkbox project from open software: {model} answers your questions."
             )
         case "privacy":
             return f"{leaves}: I have no internet connection, and I keep no recordings of your voice. " + _listening(

@@ -35,6 +35,16 @@ def test_with_no_wake_word_it_listens_only_at_the_button() -> None:
     assert answer({"topic": "how_to", "thing": "talk"}, BoxFacts()).startswith("Hold my button while you speak")
 
 
+def test_who_made_it_is_answered_without_its_age_and_how_old_it_is_with_it() -> None:
+    # NOTE: "Who made you?" was answered with "... I have no age, as people do, and no birthday." too.
+    box = BoxFacts(model="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")
+    made, old = intents.match("who made you"), intents.match("how old are you")
+    assert made is not None and old is not None
+    assert answer(dict(made.args), box).endswith("Qwen 2.5 Coder 1.5B Instruct answers your questions.")
+    assert "age" not in answer(dict(made.args), box)
+    assert answer(dict(old.args), box).startswith("I have no age")
+
+
 @pytest.mark.parametrize(
     ("said", "topic"),
     [
