@@ -58,6 +58,13 @@ def parse_number(text: str) -> float | None:
     return float(found[0]) if len(found) == 1 else None
 
 
+def parse_operand(text: str) -> float | None:
+    """The number `text` says and nothing more but politeness ("twenty", "3 please"), else None: "20 vision" is no
+    operand of a sum."""
+    said = digits(strip_fillers(text))
+    return float(said) if re.fullmatch(_NUMBER, said) else None
+
+
 def parse_whole(text: str) -> int | None:
     """The one whole number `text` says ("ninety one", "-7"), or None."""
     value = parse_number(text)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from daemon.skills.amounts import parse_number
+from daemon.skills.amounts import parse_number, parse_operand
 from daemon.skills.units import Conversion, convert
 
 # NOTE: conversions moved to daemon.skills.units (this module outgrew 300 lines); still importable from here.
@@ -208,7 +208,8 @@ def _term(part: str) -> tuple[str, bool] | None:
         if n > MAX_FACTORIAL:
             raise _Cannot(Impossible.TOO_BIG)
         return f"({float(math.factorial(int(n)))!r}{power})", True
-    value = parse_number(part)
+    # NOTE: strictly a number: "what is 20-20 vision" was worked out as 20 - 20 ("That's 0.").
+    value = parse_operand(part)
     return None if value is None else (f"({value!r}{power})", bool(power))
 
 
