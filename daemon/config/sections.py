@@ -149,6 +149,10 @@ class SttConfig:
     judge: Text = ""
     """A small chat model (a manifest name) that weighs Whisper's nearly as likely guesses at a question's end and
     picks the one a person says ("an octopus", not "an acupus"): "none", or empty for the profile's choice."""
+    second_opinion: Text = ""
+    """A larger Whisper (a manifest name) that hears a short request again when the first heard no command of the
+    box's in it, and is believed only when it hears one ("Shut up.", not "Check it out."): "none", or empty for the
+    profile's choice."""
 
 
 @validated("tts")

@@ -24,6 +24,7 @@ from daemon.modelstore.select import (
     select_judge,
     select_knowledge,
     select_meaning,
+    select_second_opinion,
     select_second_pass,
 )
 from daemon.ports import Engines, SpeechToText, VoiceActivityDetector, WakeWordDetector
@@ -31,6 +32,7 @@ from daemon.ports import Engines, SpeechToText, VoiceActivityDetector, WakeWordD
 if TYPE_CHECKING:
     from daemon.engines.judge import SentenceJudge
     from daemon.engines.llm import LlamaModel
+    from daemon.engines.second_opinion import SecondOpinion
     from daemon.engines.stt import PocketsphinxSpeechToText, VoskSpeechToText
     from daemon.engines.tts import PiperTextToSpeech
     from daemon.engines.whisper import WhisperRecogniser
@@ -116,6 +118,7 @@ _WITHOUT: Final = {
     "encyclopedia": "the language model answers without its encyclopedia",
     "reading by meaning": "requests are read by their templates alone",
     "hearing judge": "a question's final transcript is the recogniser's likeliest guess",
+    "second opinion": "a short request is heard by one recogniser only",
 }
 
 
@@ -170,9 +173,30 @@ def _judge(config: Config) -> SentenceJudge | None:
     return _optional(select_judge, lambda selected: SentenceJudge(selected.path), config, "hearing judge")
 
 
+def _second_opinion(
+    config: Config, first: WhisperRecogniser, name: str, commands: Callable[[str], bool]
+) -> SecondOpinion | None:
+    """`first` (the model `name`) with the profile's second opinion on short requests, verified; None if it names
+    none or `name` itself, or it cannot be used (after one warning)."""
+    from daemon.engines.second_opinion import SecondOpinion
+    from daemon.engines.whisper import WhisperRecogniser
+
+    def make(selected: SelectedModel) -> SecondOpinion:
+        if selected.engine != "whisper":
+            raise ModelError("stt-second-opinion-not-whisper", f"stt.second_opinion = {selected.name!r} is no Whisper")
+        second = WhisperRecogniser(selected.path, threads=config.stt.threads or 1, commands=commands)
+        return SecondOpinion(first, second, commands)
+
+    def selecting(config: Config) -> SelectedModel | None:
+        selected = select_second_opinion(config)
+        return selected if selected is not None and selected.name != name else None
+
+    return _optional(selecting, make, config, "second opinion")
+
+
 def _recogniser(
     config: Config, selected: SelectedModel, final: bool = True
-) -> VoskSpeechToText | PocketsphinxSpeechToText | WhisperRecogniser:
+) -> VoskSpeechToText | PocketsphinxSpeechToText | WhisperRecogniser | SecondOpinion:
     """The recogniser of `selected`; `final`: it hears each question's last words (a Whisper one is then judged)."""
     from daemon.engines.stt import PocketsphinxSpeechToText, VoskSpeechToText
     from daemon.engines.whisper import WhisperRecogniser
@@ -189,11 +213,14 @@ def _recogniser(
         commands = (lambda text: match_as_heard(text) is not None) if config.skills.enabled else None
         judge = _judge(config) if final else None
         try:
-            return WhisperRecogniser(selected.path, threads=config.stt.threads or 1, commands=commands, judge=judge)
+            heard = WhisperRecogniser(selected.path, threads=config.stt.threads or 1, commands=commands, judge=judge)
         except Exception:
             if judge is not None:
                 judge.close()
             raise
+        if not final or commands is None:
+            return heard
+        return _second_opinion(config, heard, selected.name, commands) or heard
     raise ModelError("stt-engine-unknown", f"STT model {selected.name} names no known engine")
 
 

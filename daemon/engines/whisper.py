@@ -262,10 +262,27 @@ class WhisperRecogniser:
             self._judge.close()
 
 
+class Hearing(Protocol):
+    """A Whisper recogniser: a whole utterance's words, quickly or as its final pass would hear them."""
+
+    @property
+    def engine(self) -> str:
+        """Which recogniser this is, for reports."""
+        ...
+
+    def transcribe(self, pcm: bytes, final: bool = True) -> Transcript:
+        """The transcript of one whole utterance of 16 kHz mono int16 audio."""
+        ...
+
+    def close(self) -> None:
+        """Free the model."""
+        ...
+
+
 class WhisperStream:
     """Buffers an utterance; partial transcripts from decoding what was heard so far, now and then."""
 
-    def __init__(self, recogniser: WhisperRecogniser) -> None:
+    def __init__(self, recogniser: Hearing) -> None:
         self._recogniser = recogniser
         self._audio = bytearray()
         self._decoded_at = 0

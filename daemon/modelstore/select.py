@@ -110,6 +110,13 @@ def select_judge(config: Config, manifest: Manifest | None = None) -> SelectedMo
     return _named(config, manifest, name, "stt.judge", "llm")
 
 
+def select_second_opinion(config: Config, manifest: Manifest | None = None) -> SelectedModel | None:
+    """The Whisper that hears a short request again when the first heard no command (config, else the profile)."""
+    manifest = manifest or manifest_for(config)
+    name = config.stt.second_opinion or manifest.profile(config.models.profile).get("stt_second_opinion", "")
+    return _named(config, manifest, name, "stt.second_opinion", "stt")
+
+
 def _named(config: Config, manifest: Manifest, name: str, setting: str, role: str) -> SelectedModel | None:
     """The model `setting` names, which must be a `role` one, verified; None for none ("" or "none")."""
     if not name or name == "none":

@@ -34,7 +34,8 @@ def words(text: str) -> set[str]:
 
 @pytest.fixture(scope="module")
 def whisper(dev_config: Config) -> Iterator[SpeechToText]:
-    engine = load_stt(dataclasses.replace(dev_config, stt=SttConfig(model="whisper-tiny-en")))
+    # NOTE: Whisper tiny.en alone: the dev profile's second opinion (tests/engines/test_second_opinion.py) is left out.
+    engine = load_stt(dataclasses.replace(dev_config, stt=SttConfig(model="whisper-tiny-en", second_opinion="none")))
     yield engine
     engine.close()
 

@@ -1,0 +1,117 @@
+"""A second opinion on a short request: Whisper base hears again what Whisper tiny.en heard as no command, on real
+models and real speech (espeak-ng voices of the skills evaluation, tune half)."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+from collections.abc import Iterator
+
+import pytest
+
+from daemon.config import Config, SttConfig
+from daemon.engines.load import load_stt
+from daemon.engines.second_opinion import LONGEST_S, SecondOpinion
+from daemon.engines.whisper import WhisperRecogniser
+from daemon.lab.evaluation.voices import ESPEAK_VOICES, Voice
+from daemon.modelstore.select import select
+from daemon.ports import AUDIO_RATE_HZ, SpeechToText, Transcript
+from daemon.skills.intents import match_as_heard
+from tests.conftest import feed
+
+pytestmark = pytest.mark.slow
+
+
+def _espeak(name: str) -> Voice:
+    return next(v for v in ESPEAK_VOICES if v.name == name)
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9']+", text.lower())
+
+
+@pytest.fixture(scope="module")
+def hearing(dev_config: Config) -> Iterator[SpeechToText]:
+    engine = load_stt(dev_config)  # the dev profile: Whisper tiny.en, Whisper base's opinion on short requests
+    yield engine
+    engine.close()
+
+
+@pytest.fixture(scope="module")
+def alone(dev_config: Config) -> Iterator[SpeechToText]:
+    engine = load_stt(dataclasses.replace(dev_config, stt=SttConfig(second_opinion="none")))
+    yield engine
+    engine.close()
+
+
+def _heard(stt: SpeechToText, said: str, voice: str = "espeak-en-gb-150") -> str:
+    stream = stt.stream()
+    feed(stream, _espeak(voice).render(said))
+    return stream.finish().text
+
+
+@pytest.mark.parametrize(
+    "said", ["how many moons does jupiter have", "can i rename you", "how many minutes are in a day"]
+)
+def test_a_request_the_first_heard_as_no_command_is_heard_by_the_second(
+    hearing: SpeechToText, alone: SpeechToText, said: str
+) -> None:
+    assert isinstance(hearing, SecondOpinion) and hearing.engine == "whisper+whisper"
+    first = _heard(alone, said)  # here: "How many rumors ...", "Can I remain new?", "... in a maze?"
+    assert match_as_heard(first) is None, first
+    heard = _heard(hearing, said)
+    assert _words(heard) == _words(said) and match_as_heard(heard) is not None, heard
+
+
+@pytest.mark.parametrize("said", ["Is it foggy at the airport?", "Why do cats purr?"])
+def test_a_question_is_left_as_the_first_heard_it(hearing: SpeechToText, alone: SpeechToText, said: str) -> None:
+    assert _heard(hearing, said) == _heard(alone, said)
+
+
+class _Counted:
+    """The real Whisper base, counting the utterances it is given."""
+
+    def __init__(self, whisper: WhisperRecogniser) -> None:
+        self.whisper, self.heard = whisper, 0
+        self.engine = whisper.engine
+
+    def transcribe(self, pcm: bytes, final: bool = True) -> Transcript:
+        self.heard += 1
+        return self.whisper.transcribe(pcm, final)
+
+    def close(self) -> None:
+        self.whisper.close()
+
+
+def test_only_a_short_utterance_heard_as_no_command_is_heard_again(dev_config: Config) -> None:
+    def commands(text: str) -> bool:
+        return match_as_heard(text) is not None
+
+    base_path = select(dataclasses.replace(dev_config, stt=SttConfig(model="whisper-base")), "stt").path
+    base = _Counted(WhisperRecogniser(base_path, commands=commands))
+    tiny = WhisperRecogniser(select(dev_config, "stt").path, commands=commands)
+    both = SecondOpinion(tiny, base, commands)
+    try:
+        voice = _espeak("espeak-en-gb-150")
+        long = voice.render("how many moons does jupiter have and how far away is it from the sun and from the earth")
+        assert len(long) / AUDIO_RATE_HZ > LONGEST_S
+        for said, again in (("set a timer for ten minutes", 0), ("why do cats purr", 1), (long, 1)):
+            audio = voice.render(said) if isinstance(said, str) else said
+            both.transcribe(audio.tobytes(), final=False)  # a live transcript is never heard again
+            both.transcribe(audio.tobytes())
+            assert base.heard == again, said
+    finally:
+        both.close()
+
+
+def test_a_second_opinion_that_is_no_whisper_is_refused_and_the_first_hears_alone(
+    dev_config: Config, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING):
+        engine = load_stt(dataclasses.replace(dev_config, stt=SttConfig(second_opinion="pocketsphinx-en-us")))
+    try:
+        assert engine.engine == "whisper" and not isinstance(engine, SecondOpinion)
+        assert "a short request is heard by one recogniser only" in caplog.text
+    finally:
+        engine.close()
