@@ -76,7 +76,9 @@ def test_a_second_pass_gives_the_final_transcript_and_the_first_the_live_one(
     dev_config: Config, speech: Speech
 ) -> None:
     both = load_stt(
-        dataclasses.replace(dev_config, stt=SttConfig(model="pocketsphinx-en-us", second_pass="whisper-tiny-en"))
+        dataclasses.replace(
+            dev_config, stt=SttConfig(model="pocketsphinx-en-us", second_pass="whisper-tiny-en", second_opinion="none")
+        )
     )
     assert both.engine == "pocketsphinx+whisper"
     stream = both.stream()
