@@ -42,7 +42,7 @@ class SecondOpinion:
         heard = self._first.transcribe(pcm, final)
         return self.believed(heard, self.ask(pcm).result()) if final and self.wanted(heard.text, pcm) else heard
 
-    def wanted(self, text: str, pcm: bytes | bytearray) -> bool:
+    def wanted(self, text: str, pcm: bytes) -> bool:
         """Whether words heard in `pcm` are worth a second opinion: some, no command, and said quickly."""
         return bool(text) and not self._commands(text) and len(pcm) / 2 / AUDIO_RATE_HZ <= LONGEST_S
 
@@ -72,14 +72,12 @@ class OpinionStream:
     """The first recogniser's stream; its final pass at a pause also asks for the second opinion, which the end of
     the utterance then waits for."""
 
-    def __init__(self, heard: SpeechStream, opinion: SecondOpinion) -> None:
+    def __init__(self, heard: WhisperStream, opinion: SecondOpinion) -> None:
         self._heard, self._opinion = heard, opinion
-        self._audio = bytearray()
         self._asked: tuple[int, Future[Transcript]] | None = None  # the second opinion, and how much audio it heard
 
     def feed(self, pcm: bytes) -> str | None:
         """Take 16 kHz mono int16 audio; return the partial transcript when it changed."""
-        self._audio += pcm
         return self._heard.feed(pcm)
 
     def settle(self, final: bool = False) -> str:
@@ -97,8 +95,9 @@ class OpinionStream:
 
     def _ask(self, text: str) -> Future[Transcript] | None:
         """The second opinion on all the audio so far (asked once for as much audio), if the words want one."""
-        if not self._opinion.wanted(text, self._audio):
+        audio = self._heard.audio
+        if not self._opinion.wanted(text, audio):
             return None
-        if self._asked is None or self._asked[0] != len(self._audio):
-            self._asked = (len(self._audio), self._opinion.ask(bytes(self._audio)))
+        if self._asked is None or self._asked[0] != len(audio):
+            self._asked = (len(audio), self._opinion.ask(audio))
         return self._asked[1]

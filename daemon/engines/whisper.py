@@ -289,6 +289,11 @@ class WhisperStream:
         self._partial = ""
         self._settled: tuple[int, Transcript] | None = None  # the final pass, and how much audio it heard
 
+    @property
+    def audio(self) -> bytes:
+        """All the audio fed so far (16 kHz mono int16)."""
+        return bytes(self._audio)
+
     def feed(self, pcm: bytes) -> str | None:
         """Take 16 kHz mono int16 audio; return the partial transcript when it changed."""
         self._audio += pcm
