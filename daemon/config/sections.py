@@ -150,9 +150,9 @@ class SttConfig:
     """A small chat model (a manifest name) that weighs Whisper's nearly as likely guesses at a question's end and
     picks the one a person says ("an octopus", not "an acupus"): "none", or empty for the profile's choice."""
     second_opinion: Text = ""
-    """A larger Whisper (a manifest name) that hears a short request again when the first heard no command of the
-    box's in it, and is believed only when it hears one ("Shut up.", not "Check it out."): "none", or empty for the
-    profile's choice."""
+    """A larger Whisper (a manifest name) that hears a short utterance again when the first heard no command of the
+    box's in it, and is believed when it hears one ("Shut up.", not "Check it out.") or a question the judge finds
+    likelier ("Why does ice float?", not "Why don't I float?"): "none", or empty for the profile's choice."""
 
 
 @validated("tts")

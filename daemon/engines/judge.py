@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -44,12 +45,20 @@ class SentenceJudge:
             raise ModelError("judge-model-unsuitable", f"{model} is no ChatML chat model: it cannot judge sentences")
         self._opening = self._tokens(OPENING)
         self._llm.eval(self._opening)  # once: every judgement starts from here
+        # NOTE: both recognisers' final passes judge, each on its own thread, with the one model.
+        self._lock = threading.Lock()
+        self._closed = False
 
     def _tokens(self, text: str) -> list[int]:
         return list(self._llm.tokenize(text.encode(), add_bos=False, special=True))
 
     def __call__(self, sentences: Sequence[str]) -> list[float] | None:
         """Each sentence's mean log-probability per token (its end included); None if one is too long to judge."""
+        with self._lock:
+            return None if self._closed else self._judged(sentences)
+
+    def _judged(self, sentences: Sequence[str]) -> list[float] | None:
+        """Each sentence's mean log-probability per token, judged by the model alone."""
         start = len(self._opening)
         said = [self._tokens(sentence + CLOSING) for sentence in sentences]
         if not said or start + max(map(len, said)) > CONTEXT_TOKENS:
@@ -80,5 +89,8 @@ class SentenceJudge:
         return float((logits[np.arange(len(tokens)), tokens] - log_norm).sum())
 
     def close(self) -> None:
-        """Free the model."""
-        self._llm.close()
+        """Free the model (once, whoever else shares it)."""
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._llm.close()

@@ -174,18 +174,18 @@ def _judge(config: Config) -> SentenceJudge | None:
 
 
 def _second_opinion(
-    config: Config, first: WhisperRecogniser, name: str, commands: Callable[[str], bool]
+    config: Config, first: WhisperRecogniser, name: str, commands: Callable[[str], bool], judge: SentenceJudge | None
 ) -> SecondOpinion | None:
-    """`first` (the model `name`) with the profile's second opinion on short requests, verified; None if it names
-    none or `name` itself, or it cannot be used (after one warning)."""
+    """`first` (the model `name`) with the profile's second opinion on short utterances, verified, and `judge` (the
+    first's) weighing both; None if it names none or `name` itself, or it cannot be used (after one warning)."""
     from daemon.engines.second_opinion import SecondOpinion
     from daemon.engines.whisper import WhisperRecogniser
 
     def make(selected: SelectedModel) -> SecondOpinion:
         if selected.engine != "whisper":
             raise ModelError("stt-second-opinion-not-whisper", f"stt.second_opinion = {selected.name!r} is no Whisper")
-        second = WhisperRecogniser(selected.path, threads=config.stt.threads or 1, commands=commands)
-        return SecondOpinion(first, second, commands)
+        second = WhisperRecogniser(selected.path, threads=config.stt.threads or 1, commands=commands, judge=judge)
+        return SecondOpinion(first, second, commands, judge)
 
     def selecting(config: Config) -> SelectedModel | None:
         selected = select_second_opinion(config)
@@ -220,7 +220,7 @@ def _recogniser(
             raise
         if not final or commands is None:
             return heard
-        return _second_opinion(config, heard, selected.name, commands) or heard
+        return _second_opinion(config, heard, selected.name, commands, judge) or heard
     raise ModelError("stt-engine-unknown", f"STT model {selected.name} names no known engine")
 
 

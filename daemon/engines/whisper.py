@@ -343,12 +343,12 @@ def judged(guesses: Sequence[tuple[str, float]], judge: Judge) -> tuple[str, flo
     """The guess (words, Whisper's mean log-probability per token) Whisper and the judge together find likeliest
     among those within JUDGE_MARGIN of the first; the first when no other differs from it in its words."""
     first, best = guesses[0]
-    heard = _bare(first)
+    heard = bare(first)
     weighed = {heard: (first, best)}
     for guess, score in guesses[1:]:
         if score < best - JUDGE_MARGIN:
             break
-        words = _bare(guess)
+        words = bare(guess)
         if words and words not in weighed and not _echoes_prompt(guess) and not _adds_to(heard, words):
             weighed[words] = (guess, score)
     if len(weighed) < 2:
@@ -359,7 +359,7 @@ def judged(guesses: Sequence[tuple[str, float]], judge: Judge) -> tuple[str, flo
     return max(zip(weighed.values(), scores, strict=True), key=lambda c: c[0][1] + JUDGE_WEIGHT * c[1])[0]
 
 
-def _bare(text: str) -> tuple[str, ...]:
+def bare(text: str) -> tuple[str, ...]:
     """A transcript's words, lower case, without punctuation."""
     return tuple(re.findall(r"[a-z0-9']+", text.lower()))
 
@@ -374,10 +374,10 @@ def _adds_to(heard: tuple[str, ...], guess: tuple[str, ...]) -> bool:
 
 def _spread(text: str, seconds: float) -> tuple[Word, ...]:
     """The bare words of a transcript, each given a share of the audio by its length (Whisper gives no times)."""
-    bare = _bare(text)
-    total = sum(len(w) + 1 for w in bare) or 1
+    said = bare(text)
+    total = sum(len(w) + 1 for w in said) or 1
     words, at = [], 0.0
-    for word in bare:
+    for word in said:
         share = seconds * (len(word) + 1) / total
         words.append(Word(word, round(at, 3), round(at + share, 3), 1.0))
         at += share
