@@ -74,7 +74,7 @@ class SecondOpinion:
             return again
         if self._judge is None or not again.text or bare(again.text) == bare(heard.text):
             return heard
-        if again.confidence is None or again.confidence < SURE_ENOUGH:
+        if again.confidence is None or again.confidence < SURE_ENOUGH or _cut_short(bare(heard.text), bare(again.text)):
             return heard
         # NOTE: a question too: tiny.en's "How many lanes does an engine have?", "Why don't I float?" are base's
         # "How many legs does an insect have?", "Why does ice float?". Only where the judge finds base's words
@@ -91,6 +91,13 @@ class SecondOpinion:
         self._pool.shutdown(wait=True)
         self._first.close()
         self._second.close()
+
+
+def _cut_short(heard: tuple[str, ...], again: tuple[str, ...]) -> bool:
+    """Whether the second's words are the first's with their end left off."""
+    # NOTE: "What is the capital" and, after a pause, "of France?": base heard only "What is the capital?", which the
+    # judge found likelier. Never the better words on the tune half (no question heard so was taken there).
+    return len(again) < len(heard) and heard[: len(again)] == again
 
 
 class OpinionStream:

@@ -153,3 +153,11 @@ def test_a_second_opinion_that_is_no_whisper_is_refused_and_the_first_hears_alon
         assert "a short request is heard by one recogniser only" in caplog.text
     finally:
         engine.close()
+
+
+def test_words_the_second_cut_short_are_never_taken(hearing: SpeechToText) -> None:
+    assert isinstance(hearing, SecondOpinion)
+    whole, cut = Transcript("What is the capital of France?", (), -0.3), Transcript("What is the capital?", (), -0.2)
+    assert hearing.believed(whole, cut) == whole
+    other = Transcript("Why does ice float?", (), -0.3)  # a likelier question that is not a cut: taken
+    assert hearing.believed(Transcript("Why don't I float?", (), -0.4), other) == other
