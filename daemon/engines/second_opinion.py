@@ -72,9 +72,9 @@ class SecondOpinion:
         # does Jupiter have?"); base, hearing the same audio, often writes the command.
         if again.text and self._commands(again.text):
             return again
-        if self._judge is None or not again.text or bare(again.text) == bare(heard.text):
-            return heard
-        if again.confidence is None or again.confidence < SURE_ENOUGH or _cut_short(bare(heard.text), bare(again.text)):
+        first, second = bare(heard.text), bare(again.text)
+        sure = again.confidence is not None and again.confidence >= SURE_ENOUGH
+        if self._judge is None or not second or second == first or not sure or _cut_short(first, second):
             return heard
         # NOTE: a question too: tiny.en's "How many lanes does an engine have?", "Why don't I float?" are base's
         # "How many legs does an insect have?", "Why does ice float?". Only where the judge finds base's words
