@@ -330,10 +330,13 @@ def eval_skills(cfg: Config, args: argparse.Namespace) -> int:
 def eval_answers(cfg: Config, args: argparse.Namespace) -> int:
     """Questions answered right, honestly or wrongly, per kind and half, typed and spoken, greedy."""
     from daemon.lab.answers_eval import run_eval_answers
-    from daemon.lab.evaluation.answers import table
+    from daemon.lab.evaluation import answers, follow_ups
 
-    report = run_eval_answers(cfg, args.quick, args.spoken, args.model, args.half, args.kind, say=_progress(args))
-    return _report(report, table, args.json)
+    report = run_eval_answers(
+        cfg, args.quick, args.spoken, args.model, args.half, args.kind, _progress(args), args.in_conversation,
+        args.follow_ups,
+    )  # fmt: skip
+    return _report(report, follow_ups.table if args.follow_ups else answers.table, args.json)
 
 
 def doctor(cfg: Config, args: argparse.Namespace) -> int:

@@ -130,6 +130,10 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument("--model", default="", metavar="NAME", help="a manifest LLM (default: the profile's)")
     an.add_argument("--half", choices=("tune", "held-out"), default="", help="only one half (tune on the tune half)")
     an.add_argument("--kind", default="", metavar="KIND", help="only one kind of question (e.g. unknowable)")
+    an.add_argument(
+        "--in-conversation", action="store_true", help="each question after the box's replies to 8 everyday requests"
+    )
+    an.add_argument("--follow-ups", action="store_true", help="only questions that lean on the one before them")
     an.add_argument("--json", action="store_true")
 
     doctor = sub.add_parser("doctor", parents=[common], help="check every part of the box")

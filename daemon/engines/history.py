@@ -118,29 +118,36 @@ class Conversation:
         for _ in range((len(self._turns) + 1) // 2):
             self._turns.popleft()
 
-    def messages(self, system: str, question: str) -> list[Message]:
-        """Chat messages: system prompt, remembered exchanges, then the new question."""
+    def messages(self, system: str, question: str, alone: bool = False) -> list[Message]:
+        """Chat messages: system prompt, remembered exchanges (none if the question is asked `alone`), then the new
+        question."""
         with self.lock:
             self._expire()
-            return self._messages(system, question)
+            return self._messages(system, question, alone)
 
-    def _messages(self, system: str, question: str) -> list[Message]:
+    def _messages(self, system: str, question: str, alone: bool = False) -> list[Message]:
         msgs = [{"role": "system", "content": system}] if system else []
-        for ex in self._turns:
+        for ex in () if alone else self._turns:
             msgs += [{"role": "user", "content": ex.question}, {"role": "assistant", "content": ex.answer}]
         msgs.append({"role": "user", "content": question})
         return msgs
 
     def fit(
-        self, system: str, question: str, count_tokens: Callable[[list[Message]], int], budget: int
+        self,
+        system: str,
+        question: str,
+        count_tokens: Callable[[list[Message]], int],
+        budget: int,
+        alone: bool = False,
     ) -> tuple[list[Message], int]:
-        """Forget the older half of the exchanges until the prompt fits in `budget` tokens; return it and its size."""
+        """Forget the older half of the exchanges until the prompt fits in `budget` tokens; return it and its size
+        (a question asked `alone` is asked without them, and they are kept)."""
         with self.lock:
             self._expire()
             while True:
-                msgs = self._messages(system, question)
+                msgs = self._messages(system, question, alone)
                 n = count_tokens(msgs)
-                if n <= budget or not self._turns:
+                if n <= budget or not self._turns or alone:
                     return msgs, n
                 self._drop_oldest_half()
 

@@ -163,6 +163,14 @@ def about_me(said: str) -> bool:
     return _ME.search(said) is not None
 
 
+_SOMEONE_ELSE: Final = re.compile(r"\b(?:it|its|he|she|him|her|his|they|them|their)\b", re.IGNORECASE)
+
+
+def about_someone_else(said: str) -> bool:
+    """Whether a question is about someone or something named before ("how tall is she"), not the one asking."""
+    return not about_me(said) and _SOMEONE_ELSE.search(said) is not None
+
+
 def of_the_moment(said: str) -> SkillCall | None:
     """The offline answer to a question about what is happening now, today or yesterday that no template took:
     only the internet or the user could know it ("was there an earthquake today", "is my son home yet")."""

@@ -272,6 +272,8 @@ class MeaningRouter:
         moment = offline and reading.call.args.get("topic") in ("moment", "personal")
         if moment and honest.is_suggestion(intents.normalise(text)):
             return None
+        if offline and reading.call.args.get("topic") == "personal" and honest.about_someone_else(text):
+            return None  # NOTE: "How much does it weigh?" read as "How much do I weigh?": a follow-up, the model's
         if offline and reading.call.args.get("topic") in unable.REPLIES and _ASKING.match(intents.normalise(text)):
             return None  # NOTE: as for a command: "what's the best music to study to" is the model's, not "play music"
         _LOGGER.debug("read %r by meaning as %r (%.2f)", text, reading.example, reading.likeness)

@@ -89,3 +89,16 @@ def test_an_early_answer_is_retracted_and_cut_even_after_a_later_exchange() -> N
     assert [e.answer for e in conv.remembered()] == ["asked before, and heard", "Honey."]
     conv.retract("never asked")
     assert len(conv) == 2
+
+
+def test_a_question_asked_alone_reads_no_exchange_and_the_conversation_keeps_them() -> None:
+    conv = Conversation()
+    conv.add("Tell me a joke.", "Why was the maths book sad? Because it had too many problems.")
+    assert conv.messages("be brief", "Why is the sea salty?", alone=True) == [
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": "Why is the sea salty?"},
+    ]
+    msgs, n = conv.fit("be brief", "Why is the sea salty?", words, budget=6, alone=True)
+    assert n == 7 and len(msgs) == 2  # over the budget by its own words: nothing remembered is forgotten for it
+    assert len(conv) == 1
+    assert conv.messages("be brief", "Why was it sad?")[1]["content"] == "Tell me a joke."

@@ -68,10 +68,28 @@ def test_follow_up_uses_the_conversation(llm) -> None:  # type: ignore[no-untype
     assert llm.stats.evaluated_tokens < llm.stats.prompt_tokens
 
 
+def test_a_question_standing_on_its_own_is_asked_without_the_conversation(llm) -> None:  # type: ignore[no-untyped-def]
+    llm.conversation.forget()
+    "".join(llm.respond("Why was the book sad?"))
+    follow_up = llm.stats.prompt_tokens  # with nothing before it
+    llm.conversation.forget()
+    "".join(llm.respond("Why is the sea salty?"))
+    fresh = llm.stats.prompt_tokens
+    llm.conversation.forget()
+    joke = Exchange("Tell me a joke.", "Why was the maths book sad? Because it had too many problems.")
+    llm.conversation.remember((joke,))
+    "".join(llm.respond("Why is the sea salty?"))  # after a joke, it was answered as a punchline
+    assert llm.stats.prompt_tokens == fresh  # the joke is not in its prompt
+    assert llm.conversation.remembered()[0] == joke  # and still in the conversation, for a follow-up
+    "".join(llm.respond("Why was the book sad?"))
+    assert llm.stats.prompt_tokens > follow_up + 30  # "the book": both exchanges in its prompt
+    llm.conversation.forget()
+
+
 def test_a_skills_exchange_is_read_before_the_next_question_not_by_it(llm) -> None:  # type: ignore[no-untyped-def]
     said = [("Set a timer for ten minutes.", "Timer set for 10 minutes, starting now."),
             ("What is 15 percent of 80?", "That's 12.")]  # fmt: skip
-    asked = "How long do eggs take to boil?"
+    asked = "How long is that in seconds?"  # a follow-up: a question standing alone is asked without them
     llm.conversation.forget()
     llm.warm_up()
     llm.conversation.remember(tuple(Exchange(q, a) for q, a in said))
@@ -157,7 +175,8 @@ def test_a_conversation_that_forgets_its_older_half_is_not_read_again(small_cont
         if i:  # the last answer and the new question: what is kept was moved up in the cache, not read again
             assert s.evaluated_tokens < 40, (i, s.evaluated_tokens, s.prompt_tokens)
     assert forgot, "the conversation never filled the context"
-    assert "Paris" in "".join(small_context.respond("What is the capital of France?"))  # the moved cache still reads
+    # a follow-up, so that it is asked with the conversation: the moved cache still reads
+    assert "Paris" in "".join(small_context.respond("And what is the capital of France?"))
 
 
 def test_an_over_long_question_is_cut_not_fatal(small_context: LlamaModel) -> None:

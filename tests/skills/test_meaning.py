@@ -157,6 +157,8 @@ def test_a_question_only_the_internet_could_answer_now_gets_the_offline_answer(r
         "what does the word mute mean",
         "how does an alarm work",  # what an alarm is, not which are set
         "what is an alarm for",
+        "How much does it weigh?",  # a follow-up about what was just named, worded near "how much do I weigh"
+        "How tall is she?",
     ],
 )
 def test_a_question_for_the_model_is_left_to_it(router: MeaningRouter, said: str) -> None:
