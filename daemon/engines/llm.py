@@ -21,6 +21,7 @@ from daemon.engines.cores import CORES, DecodeThreads, configure_openmp, thread_
 from daemon.engines.doubt import APOLOGIES, UNSURE, Apology, Doubt
 from daemon.engines.follow_up import leans_back
 from daemon.engines.history import Conversation, Message, referenced, whole_sentences
+from daemon.engines.kv_aside import Aside
 from daemon.engines.kv_shift import shared_prefix, shift_out
 from daemon.engines.logits import decode_keeping, logits_of
 from daemon.engines.surprise import TokenScores, log_softmax_at
@@ -112,6 +113,8 @@ class LlamaModel:
         read after the question's words, as the answer would read it)."""
         self._judged: tuple[list[int], float] = ([], 0.0)
         """The last words prefilled, to the turn's closing token, and their P(end)."""
+        self._aside = Aside()
+        """The conversation's cached prompt, while a question standing on its own is asked without it."""
         self._closing = False
         """Set by close: whatever is being read ahead stops at its next piece (nothing will ask for it)."""
         """Where a short passage for a question naming an encyclopedia article comes from (None: no passages)."""
@@ -179,6 +182,7 @@ class LlamaModel:
             tokens = self._tokens([{"role": "system", "content": self._config.system_prompt}])
             if tokens:
                 self._llm.reset()  # type: ignore[no-untyped-call]
+                self._aside.drop()
                 self._judged = ([], 0.0)  # no words are in the cache now: none are known judged
                 self._eval(tokens)
 
@@ -226,6 +230,7 @@ class LlamaModel:
                 self._waiting -= 1
             if (judged := self._judged)[0] == words:  # the listener's prefill and the judge's, at once
                 return judged[1]
+            self._set_aside_for(words, alone=not leans_back(question, finished=not give_way))
             cached = self._llm.input_ids[: self._llm.n_tokens].tolist()
             # NOTE: the last token is evaluated again: its logits give the probability
             common = min(shared_prefix(cached, words), end - 1)
@@ -291,18 +296,29 @@ class LlamaModel:
 
     def _read_history(self) -> None:
         """Evaluate the prompt that every next question shares: up to where its words would begin."""
-        cfg = self._config
-        budget = cfg.context_tokens - cfg.max_answer_tokens
         with self._lock:
-            with self.conversation.lock:
-                messages, _ = self.conversation.fit(cfg.system_prompt, "?", lambda m: len(self._tokens(m)), budget)
-            one = self._tokens(messages)
-            other = self._tokens([*messages[:-1], {"role": "user", "content": "!"}])
-            shared = next((i for i, (a, b) in enumerate(zip(one, other, strict=False)) if a != b), 0)
             try:
-                self._evaluate_prompt(one[:shared], give_way=self._wanted_elsewhere)
+                self._evaluate_prompt(self._shared_prompt(), give_way=self._wanted_elsewhere)
             except (RuntimeError, ValueError) as err:  # the next answer evaluates it again, and reports a failure
                 _LOGGER.warning("reading the conversation ahead failed: %s", err)
+
+    def _shared_prompt(self) -> list[int]:
+        """The prompt every next question asked with the conversation shares: up to where its words would begin."""
+        cfg = self._config
+        budget = cfg.context_tokens - cfg.max_answer_tokens
+        with self.conversation.lock:
+            messages, _ = self.conversation.fit(cfg.system_prompt, "?", lambda m: len(self._tokens(m)), budget)
+        one = self._tokens(messages)
+        other = self._tokens([*messages[:-1], {"role": "user", "content": "!"}])
+        return one[: shared_prefix(one, other)]
+
+    def _set_aside_for(self, prompt: list[int], alone: bool) -> None:
+        """Before `prompt` is evaluated: the conversation's cache kept aside if it is asked `alone`, else put back
+        if kept."""
+        if alone:
+            self._aside.keep(self._llm, prompt, self._shared_prompt())
+        else:
+            self._aside.bring_back(self._llm, prompt)
 
     def _wanted_elsewhere(self) -> bool:
         """Whether the conversation read ahead stops: the model is closing, or a question's words or an answer wait."""
@@ -331,6 +347,7 @@ class LlamaModel:
 
     def _evaluate_prompt(self, tokens: list[int], give_way: Callable[[], bool] | None = None) -> None:
         """Evaluate `tokens`, reusing the common cached prefix; in pieces, stopping when `give_way` says so."""
+        self._aside.bring_back(self._llm, tokens)
         shift_out(self._llm, tokens)
         cached = self._llm.input_ids[: self._llm.n_tokens].tolist()
         common = shared_prefix(cached, tokens)
@@ -384,6 +401,7 @@ class LlamaModel:
         """Drop everything evaluated, the system prompt too."""
         with self._lock:
             self._llm.reset()  # type: ignore[no-untyped-call]
+            self._aside.drop()
 
     def respond(self, question: str, cancel: threading.Event | None = None) -> Iterator[str]:
         """Yield the answer to `question` piece by piece; remember the exchange when done or cancelled."""
@@ -424,6 +442,7 @@ class LlamaModel:
             _LOGGER.debug("the prompt reads from the encyclopedia article %r", article)
         if stats.dropped_turns:
             _LOGGER.info("forgot %d old exchange(s) to fit the context", stats.dropped_turns)
+        self._set_aside_for(tokens, alone)
         shift_out(self._llm, tokens)  # a conversation that forgot its older half is not read again
         cached = self._llm.input_ids[: self._llm.n_tokens].tolist()
         common = shared_prefix(cached, tokens)

@@ -81,8 +81,12 @@ def test_a_question_standing_on_its_own_is_asked_without_the_conversation(llm) -
     "".join(llm.respond("Why is the sea salty?"))  # after a joke, it was answered as a punchline
     assert llm.stats.prompt_tokens == fresh  # the joke is not in its prompt
     assert llm.conversation.remembered()[0] == joke  # and still in the conversation, for a follow-up
-    "".join(llm.respond("Why was the book sad?"))
+    llm.read_history().result()  # as after every answer asked alone, while the user thinks
+    asked = "Why was the book sad?"
+    "".join(llm.respond(asked))
     assert llm.stats.prompt_tokens > follow_up + 30  # "the book": both exchanges in its prompt
+    # the conversation's cache was kept aside and put back: the follow-up reads only its own words
+    assert llm.stats.evaluated_tokens <= len(llm._llm.tokenize(asked.encode(), add_bos=False)) + 8
     llm.conversation.forget()
 
 
