@@ -1,5 +1,5 @@
 """A morning's requests in one conversation, a person's pause between them: how long each model answer waits for its
-first word (`python -m daemon.lab.conversation_timing [--pause S]`, the dev profile's models)."""
+first word (`python -m daemon.lab.conversation_timing [--pause S] [--follow-ups]`, the dev profile's models)."""
 
 from __future__ import annotations
 
@@ -81,13 +81,35 @@ MORNING: Final = (
     "Louder please.",
 )
 """Skills, facts and questions for the model, as a person asks them over a morning (none from an evaluation set)."""
+FOLLOWING: Final = (
+    "What time is it?",
+    "Set a timer for 10 minutes.",
+    "What's the capital of Italy?",
+    "Tell me a joke.",
+    "Who wrote Romeo and Juliet?",
+    "When was he born?",
+    "What is the largest ocean?",
+    "How deep is it?",
+    "Who painted Starry Night?",
+    "Which country was he from?",
+    "What is 12 times 12?",
+    "Why is the sea salty?",
+    "What is the tallest animal?",
+    "What does it eat?",
+    "Who was Albert Einstein?",
+    "When did he die?",
+)
+"""Questions standing on their own, each but one followed by one that leans on it (`--follow-ups`)."""
+FOLLOW_UPS: Final = frozenset(
+    ("When was he born?", "How deep is it?", "Which country was he from?", "What does it eat?", "When did he die?")
+)
 
 
-def _timed(config: Config, pause_s: float) -> list[dict[str, float | int | str]]:
+def _timed(config: Config, pause_s: float, requests: tuple[str, ...]) -> list[dict[str, float | int | str]]:
     """Each model answer's question, seconds to its first token and the prompt tokens it read."""
     engines = load_engines(config, lambda stage, fraction: None)
     rows: list[dict[str, float | int | str]] = []
-    for question in MORNING:
+    for question in requests:
         seen: list[tuple[float, Event]] = []
         started = time.monotonic()
         ask_here(config, engines, question, subscribers=(functools.partial(_heard, seen),))
@@ -106,6 +128,12 @@ def _timed(config: Config, pause_s: float) -> list[dict[str, float | int | str]]
     return rows
 
 
+def _followed(rows: list[dict[str, float | int | str]]) -> dict[str, float]:
+    """The follow-ups' median and worst wait, if any were asked."""
+    waits = sorted(float(r["first_token_s"]) for r in rows if r["question"] in FOLLOW_UPS)
+    return {"follow_up_p50_s": statistics.median(waits), "follow_up_worst_s": waits[-1]} if waits else {}
+
+
 def _heard(seen: list[tuple[float, Event]], event: Event) -> None:
     seen.append((time.monotonic(), event))
 
@@ -115,6 +143,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--pause", type=float, default=3.0, help="seconds between turns")
     parser.add_argument("--models", default=str(Path.home() / ".local/share/talkbox/models"))
+    parser.add_argument("--follow-ups", action="store_true", help="questions and their follow-ups (FOLLOWING)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="talkbox-conversation-") as state:
         config = Config(
@@ -122,7 +151,7 @@ def main() -> None:
             llm=LlmConfig(seed=7, temperature=0.0),
             state=StateConfig(state),
         )
-        rows = _timed(config, args.pause)
+        rows = _timed(config, args.pause, FOLLOWING if args.follow_ups else MORNING)
     waits = sorted(float(r["first_token_s"]) for r in rows)
     print(json.dumps({"answers": rows}, indent=1))
     print(
@@ -134,6 +163,7 @@ def main() -> None:
                 "worst_s": waits[-1],
                 "over_2_s": sum(w > 2.0 for w in waits),
                 "most_tokens_read": max(int(r["read_tokens"]) for r in rows),
+                **_followed(rows),
             }
         )
     )

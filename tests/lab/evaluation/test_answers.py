@@ -9,7 +9,7 @@ import pytest
 
 from daemon.cli.main import build_parser
 from daemon.config import Config
-from daemon.lab.answers_eval import chosen_to_speak, greedy, run_answers
+from daemon.lab.answers_eval import chosen_to_speak, greedy, run_answers, run_follow_ups
 from daemon.lab.evaluation.answers import (
     KINDS,
     QUESTIONS,
@@ -24,6 +24,7 @@ from daemon.lab.evaluation.answers import (
     split,
     table,
 )
+from daemon.lab.evaluation.follow_ups import PAIRS
 from daemon.lab.evaluation.voices import piper_voice
 from daemon.ports import Engines
 
@@ -175,6 +176,8 @@ def test_the_command_is_wired() -> None:
     assert (args.eval_command, args.quick, args.spoken, args.model, args.half, args.json) == (
         "answers", True, 5, "x", "tune", True,
     )  # fmt: skip
+    args = build_parser().parse_args(["eval", "answers", "--in-conversation", "--follow-ups"])
+    assert args.in_conversation and args.follow_ups
     cfg = greedy(Config(), "qwen2.5-coder-0.5b-instruct-q4_k_m")
     assert cfg.llm.temperature == 0.0 and cfg.llm.model == "qwen2.5-coder-0.5b-instruct-q4_k_m"
 
@@ -192,3 +195,16 @@ def test_three_questions_typed_and_one_spoken_through_the_box(engines: Engines, 
     assert result["targets"][f"typed, {split(weather)}"]["unknowable_honest"] == 1.0  # the offline skill: weather
     assert result["spoken"]["number"]  # heard, then asked
     assert sum(t["n"] for t in result["typed"]["all"].values()) == 3
+
+
+@pytest.mark.slow
+def test_questions_asked_after_a_morning_and_follow_ups_through_the_box(engines: Engines, dev_config: Config) -> None:
+    capital = next(q for q in QUESTIONS if q.text == "What's the capital of Italy?")
+    result = run_answers(greedy(dev_config), engines, (capital,), say=lambda _: None, before=("Tell me a joke.",))
+    assert result["asked_after"] == ["Tell me a joke."] and result["answered_by"]["typed"] == {"country": 1}
+    assert engines.memory.remembered() == ()  # each question's conversation was its own
+    pairs = [p for p in PAIRS if p.then.text in ("What's my name?", "What about Spain?")]
+    followed = run_follow_ups(greedy(dev_config), engines, pairs)
+    halves = followed["follow_ups"]
+    assert sum(h["n"] for h in halves.values()) == 2 and sum(h["asked_alone"] for h in halves.values()) == 0
+    assert sum(h["right"] for h in halves.values()) == 2  # "Sam", "Madrid": the first question was remembered
