@@ -186,9 +186,10 @@ class LlamaModel:
                 self._judged = ([], 0.0)  # no words are in the cache now: none are known judged
                 self._eval(tokens)
 
-    def _question(self, question: str, finished: bool = True) -> tuple[list[Message], list[int], int, int]:
+    def _question(self, question: str, finished: bool = True) -> tuple[list[Message], list[int], int, int, bool]:
         """The prompt asking `question` now (words still being spoken if not `finished`): its messages, its tokens,
-        where the question's words begin and the position of the token closing the user's turn (0 if none)."""
+        where the question's words begin, the position of the token closing the user's turn (0 if none), and
+        whether it is asked alone, without the conversation."""
         cfg = self._config
         budget = cfg.context_tokens - cfg.max_answer_tokens
         alone = not leans_back(question, finished)
@@ -200,7 +201,7 @@ class LlamaModel:
         ends = [i for i, t in enumerate(tokens) if self._chat.is_eog(t)]
         other = self._tokens([*messages[:-1], {"role": "user", "content": "!"}])
         begins = shared_prefix(tokens, other)
-        return messages, tokens, begins, ends[-1] if ends else 0
+        return messages, tokens, begins, ends[-1] if ends else 0, alone
 
     def prefill(self, question: str, give_way: bool = False) -> float:
         """Evaluate the prompt up to the end of `question` now (rolling back what changed); P(the turn ends here).
@@ -212,7 +213,7 @@ class LlamaModel:
         cfg = self._config
         question = " ".join(question.split())
         budget = cfg.context_tokens - cfg.max_answer_tokens
-        messages, tokens, begins, end = self._question(question, finished=not give_way)
+        messages, tokens, begins, end, alone = self._question(question, finished=not give_way)
         if not end:
             return 0.0
         # NOTE: up to the token that closes the user's turn: the answer's prompt shares this prefix.
@@ -230,7 +231,7 @@ class LlamaModel:
                 self._waiting -= 1
             if (judged := self._judged)[0] == words:  # the listener's prefill and the judge's, at once
                 return judged[1]
-            self._set_aside_for(words, alone=not leans_back(question, finished=not give_way))
+            self._set_aside_for(words, alone)
             cached = self._llm.input_ids[: self._llm.n_tokens].tolist()
             # NOTE: the last token is evaluated again: its logits give the probability
             common = min(shared_prefix(cached, words), end - 1)
@@ -259,7 +260,7 @@ class LlamaModel:
         """The mean log-probability per token the model gives the question's words where they are asked now
         (misheard words read as unlikely); None if it cannot tell without waiting for an answer being generated."""
         question = " ".join(question.split())
-        _, tokens, begins, end = self._question(question)
+        _, tokens, begins, end, _ = self._question(question)
         if (known := self._scores.mean(tokens, begins, end)) is not None or self._generating or not end:
             return known
         self.prefill(question)

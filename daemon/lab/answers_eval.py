@@ -18,6 +18,7 @@ from typing import Any, Final
 from daemon.box.asking import SilentSink
 from daemon.box.assembly import assembled
 from daemon.config import Config
+from daemon.engines.follow_up import leans_back
 from daemon.errors import InputError
 from daemon.events import Event, EventBus, SkillCalled, Trigger
 from daemon.lab import shipped_assembly
@@ -164,7 +165,6 @@ def run_answers(
 
 def run_follow_ups(config: Config, engines: Engines, pairs: Sequence[Pair] = PAIRS) -> dict[str, Any]:
     """Each pair typed in a fresh conversation: the first question, then the follow-up, judged."""
-    from daemon.engines.follow_up import leans_back
 
     async def ask_all() -> list[FollowedUp]:
         rows = []
