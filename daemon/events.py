@@ -310,8 +310,9 @@ class SkillCalled(Event):
     args: dict[str, object]
     by: str
     """"template" (a sentence template matched), "meaning" (read by meaning as a template sentence), "tool-call"
-    (the language model chose it), "homeassistant" (a home command Home Assistant carried out and answered), or for
-    the skill "ask_again", "recogniser" (it was unsure of the words) or "model" (it found the words unlikely)."""
+    (the language model chose it), "homeassistant" (a home command Home Assistant carried out and answered), "job
+    named" (a request naming a job of the box's that nothing could read: it says nothing was done), or for the skill
+    "ask_again", "recogniser" (it was unsure of the words) or "model" (it found the words unlikely)."""
     reply: str
 
 

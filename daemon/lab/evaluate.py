@@ -87,6 +87,7 @@ def run_eval_skills(
     from daemon.lab.meaning_folds import by_meaning
     from daemon.skills import intents
     from daemon.skills.tools import ToolCaller
+    from daemon.skills.unfollowed import unfollowed
 
     phrases = PHRASES
     said = [(p, "typed", p.text) for p in phrases]
@@ -101,7 +102,10 @@ def run_eval_skills(
     report: dict[str, Any] = {"templates, word for word": ev.report(as_heard), "templates": ev.report(routed)}
     report["read loosely"] = ev.read_loosely(routed, as_heard)
     if (meaning := load_meaning(config)) is not None:
-        report["templates + meaning"] = ev.report(ev.route_all(by_meaning(meaning), said))
+        read = by_meaning(meaning)
+        report["templates + meaning"] = ev.report(ev.route_all(read, said))
+        # NOTE: what the box does with a request nothing read: says nothing was done when it names a job of the box's
+        report["… + a job named"] = ev.report(ev.route_all(lambda text: read(text) or unfollowed(text), said))
         meaning.close()
     if tool_calls:
         caller = ToolCaller(load_llm(config))

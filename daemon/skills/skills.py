@@ -8,7 +8,7 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, Protocol
 
-from daemon.skills import about_box, chance, counting, facts, going_on, honest, intents, number_facts, pace
+from daemon.skills import about_box, chance, counting, facts, going_on, honest, intents, number_facts, pace, unfollowed
 from daemon.skills.calc import calculate
 from daemon.skills.clock import BoxClock
 from daemon.skills.facts.calendar_facts import day_ahead
@@ -56,7 +56,7 @@ ANSWERS_ONLY: Final = (
     frozenset(
         {"time", "date", "day", "calculate", "expression", "convert", "help", "offline", "timer_left", "timer_pause"}
     )
-    | frozenset({"alarm_list", "remind_when", "reminder_list", "chance", "about"})
+    | frozenset({"alarm_list", "remind_when", "reminder_list", "chance", "about", unfollowed.SKILL})
     | facts.SKILLS
 )
 """Requests that only answer (the time, a sum, a fact, what is left on a timer): they change nothing."""
@@ -138,6 +138,12 @@ class Skills:
         if call is not None and call.skill == "stop" and call.args.get("action") == "cancel":
             return self._cancel_it(call) or call
         return call
+
+    def unfollowed(self, text: str) -> SkillCall | None:
+        """For a request naming one of the box's jobs that nothing routed, the call that says nothing was done and how
+        to ask (daemon/skills/unfollowed.py), or None: a question for the language model. After every other reading,
+        so that it never stands in the way of one (a second hearing, a confirmation, asking again)."""
+        return unfollowed.unfollowed(text)
 
     def _cancel_it(self, said: SkillCall) -> SkillCall | None:
         """The call that cancels the timer or alarm just set or asked about, if it is still there ("cancel it")."""
@@ -316,6 +322,8 @@ class Skills:
                 return Reply(honest.offline(str(a.get("topic", ""))))
             case "pace" if self.voice is not None:
                 return Reply(pace.change(self.voice, str(a.get("action", ""))))
+            case unfollowed.SKILL:
+                return Reply(unfollowed.REPLIES[str(a.get("job", ""))])
             case "about":
                 linked = self.home is not None and self.home.attached
                 return Reply(about_box.answer(dict(a), self.about, home=linked))

@@ -348,6 +348,8 @@ class Turn:
         if call is None and p.choose_skill is not None:
             call = await asyncio.get_running_loop().run_in_executor(p.workers, p.choose_skill, question)
             by = "tool-call"
+        if call is None and (call := p.skills.unfollowed(question)) is not None:
+            by = "job named"
         if call is None:
             return None, None
         if call.skill == "home" and p.skills.home is not None:
@@ -391,4 +393,6 @@ class Turn:
             if (reply := p.skills.answer(call)) is not None and reply.text:
                 p.early.start(self.number, words, u.endpointer, call, reply.text, released)
             return
+        if p.skills is not None and p.skills.unfollowed(words) is not None:
+            return  # a request for a job of the box's that it could not read: the model is not asked, early or late
         p.early.start(self.number, words, u.endpointer, released=released)

@@ -14,6 +14,7 @@ from daemon.lab.evaluation.voices import Voice
 from daemon.ports import AUDIO_RATE_HZ, SpeechToText, Transcript
 from daemon.skills.intents import SkillCall
 from daemon.skills.learned import tuned_on
+from daemon.skills.unfollowed import SKILL as UNFOLLOWED
 from hardware.audio import CHUNK_S
 
 Split = Literal["tune", "held-out"]
@@ -114,6 +115,8 @@ def score(rows: Sequence[Routed]) -> dict[str, Any]:
         "routed_right": round(sum(r.right for r in skills) / max(1, len(skills)), 3),
         "questions": len(general),
         "questions_taken_by_a_skill": round(sum(not r.right for r in general) / max(1, len(general)), 3),
+        "requests_told_nothing_done": round(sum(_unfollowed(r) for r in skills) / max(1, len(skills)), 3),
+        "requests_left_to_the_model": round(sum(r.call is None for r in skills) / max(1, len(skills)), 3),
         "route_ms_p50": round(1000 * times[len(times) // 2], 2) if times else 0.0,
         "misses_by_skill": dict(Counter(r.phrase.skill for r in rows if not r.right)),
         "mistakes": [
@@ -128,6 +131,11 @@ def score(rows: Sequence[Routed]) -> dict[str, Any]:
             if not r.right
         ],
     }
+
+
+def _unfollowed(row: Routed) -> bool:
+    """Told that nothing was done, and how to ask (a request naming a job of the box's that nothing read)."""
+    return row.call is not None and row.call.skill == UNFOLLOWED
 
 
 def read_loosely(rows: Sequence[Routed], as_heard: Sequence[Routed]) -> list[dict[str, Any]]:
@@ -178,6 +186,13 @@ def table(result: dict[str, Any]) -> str:
             taken = f"{tune_s.get(key, 0):.1%} / {held.get(key, 0):.1%}"
             n = f"(n={tune_s.get('skill_requests', 0)}+{held.get('skill_requests', 0)})"
             lines.append(f"{router:<26}{mode:<8}{right + ' ' + n:>40}{taken:>36}")
+            told = [h.get("requests_told_nothing_done", 0.0) for h in (tune_s, held)]
+            if any(told):
+                left = [h.get("requests_left_to_the_model", 0.0) for h in (tune_s, held)]
+                lines.append(
+                    f"{'':<34}requests told nothing was done {told[0]:.1%} / {told[1]:.1%}, "
+                    f"left to the model {left[0]:.1%} / {left[1]:.1%}"
+                )
     for half in ("tune", "held-out"):
         rows = [r for r in loose if r["split"] == half]
         if rows:
