@@ -280,7 +280,8 @@ class MeaningRouter:
         if reading.call.skill in values.LOOSE_SLOTS:
             valued = values.read_values(reading.call.skill, text)
             return dataclasses.replace(valued, by_meaning=True) if valued is not None else None
-        return SkillCall(reading.call.skill, dict(reading.call.args), read_as=reading.example, by_meaning=True)
+        call = SkillCall(reading.call.skill, dict(reading.call.args), read_as=reading.example, by_meaning=True)
+        return dataclasses.replace(call, read_as=values.asked(call))
 
     def _as_valued(self, text: str) -> Reading | None:
         """The nearest command carrying a value, read with the value `text` says put as the examples' own ("set a

@@ -111,7 +111,31 @@ def asked(call: SkillCall) -> str:
             when = " tomorrow" if a.get("tomorrow") else ""
             note = f" to remind you to {a['note']}" if a.get("note") else ""
             return f"set an alarm for {at}{when}{note}"
-    return call.read_as
+        case "set_time" if "hour" in a:
+            return f"set the time to {say_alarm(_whole(a['hour']), _whole(a['minute']), ())}"
+        case "volume" if a.get("action") == "set" and "level" in a:
+            return f"set the volume to {_whole(a['level'])} percent"
+        case "timer_cancel" | "alarm_cancel" | "reminder_cancel" if a.get("all"):
+            return f"cancel all {_THINGS[call.skill]}s"
+        case "timer_cancel" | "alarm_cancel" | "reminder_cancel" if not set(a) - {"all"}:
+            return f"cancel the {_THINGS[call.skill]}"
+    # NOTE: read by meaning, a request's nearest example may share no word with it ("louder, I can't hear you" is
+    # nearest "i can't hear you"): asked about in the words that do it
+    return _PLAIN.get((call.skill, str(a.get("action", ""))), call.read_as)
+
+
+_THINGS: Final = {"timer_cancel": "timer", "alarm_cancel": "alarm", "reminder_cancel": "reminder"}
+_PLAIN: Final = {
+    ("volume", "up"): "turn it up",
+    ("volume", "down"): "turn it down",
+    ("volume", "mute"): "mute",
+    ("volume", "unmute"): "unmute",
+    ("forget", ""): "forget our conversation",
+    ("pace", "slower"): "speak more slowly",
+    ("pace", "faster"): "speak faster",
+    ("pace", "normal"): "speak at your usual pace",
+}
+"""A request with nothing to fill in, in words the templates read as it."""
 
 
 def _whole(value: object) -> int:

@@ -81,3 +81,31 @@ def test_a_misheard_request_that_undoes_nothing_is_done_at_once(skills: Skills) 
 
 def test_yes_and_no_with_nothing_asked_about_go_to_the_language_model(skills: Skills) -> None:
     assert [skills.route(text) for text in ("yes", "yes please", "no", "okay", "nope")] == [None] * 5
+
+
+@pytest.mark.parametrize(
+    ("skill", "args"),
+    [
+        ("volume", {"action": "up"}),
+        ("volume", {"action": "down"}),
+        ("volume", {"action": "mute"}),
+        ("volume", {"action": "unmute"}),
+        ("volume", {"action": "set", "level": 40}),
+        ("forget", {}),
+        ("pace", {"action": "slower"}),
+        ("pace", {"action": "faster"}),
+        ("pace", {"action": "normal"}),
+        ("set_time", {"hour": 19, "minute": 15}),
+        ("timer_cancel", {}),
+        ("timer_cancel", {"all": True}),
+        ("alarm_cancel", {"all": True}),
+        ("reminder_cancel", {}),
+    ],
+)
+def test_a_request_is_asked_about_in_words_the_templates_read_as_it(skill: str, args: dict[str, object]) -> None:
+    from daemon.skills import intents, values
+    from daemon.skills.call import SkillCall
+
+    call = SkillCall(skill, dict(args), read_as="an example sharing no word with it")  # type: ignore[arg-type]
+    words = values.asked(call)
+    assert words != call.read_as and intents.match(words) == SkillCall(skill, dict(args))  # type: ignore[arg-type]

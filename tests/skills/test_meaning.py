@@ -242,3 +242,14 @@ def test_a_suggestion_asked_for_tonight_is_the_models_though_worded_like_a_quest
 ) -> None:
     call = router.route("What should I watch tonight?")
     assert call is None or call.skill != "offline", call
+
+
+def test_a_command_read_by_meaning_is_asked_about_in_the_words_that_do_it(router: MeaningRouter) -> None:
+    # NOTE: its nearest example was "i can't hear you": 'Did you mean "i can't hear you"?' asked nothing a person
+    # could say yes to
+    skills = _skills(router)
+    call = skills.route("Louder, I can't hear you.") or pytest.fail("left to the model")
+    assert skills.run(call).text == 'Did you mean "turn it up"? Say yes, and I will.'
+    level = skills.volume.level
+    skills.run(skills.route("yes") or pytest.fail("no yes"))
+    assert skills.volume.level > level or level == 100
