@@ -4,7 +4,7 @@ cancel; and what came due while it was off."""
 from __future__ import annotations
 
 from daemon.skills import honest
-from daemon.skills.reminders import MAX_TIMER_S, MIN_TIMER_S, Kind, Reminder, Reminders, say_length
+from daemon.skills.reminders import MAX_TIMER_S, MIN_TIMER_S, Kind, Reminder, Reminders, same_name, say_length
 from daemon.skills.replies import (
     ALARM_CANCELLED,
     ALL_ALARMS_CANCELLED,
@@ -26,7 +26,7 @@ def start_timer(
     length or name cannot be."""
     if not MIN_TIMER_S <= seconds <= MAX_TIMER_S:
         return Reply(honest.TIMER_LIMITS)
-    if any(t.name and t.name.lower() == name.lower() for t in reminders.timers()) and name:
+    if name and any(t.name and same_name(t.name, name) for t in reminders.timers()):
         return Reply(f"There is already {_a_or_an(name)} timer. Cancel it first, or give this one another name.")
     try:
         timer = reminders.timer(seconds, name, now_boot, now_wall, note)

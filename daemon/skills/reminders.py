@@ -165,9 +165,8 @@ class Reminders:
         return longer
 
     def find_timers(self, name: str) -> list[Reminder]:
-        """Timers with this name (any, when `name` is empty)."""
-        name = name.strip().lower()
-        return [t for t in self.timers() if not name or t.name.lower() == name]
+        """Timers with this name, one or many of it alike (any, when `name` is empty)."""
+        return [t for t in self.timers() if not name.strip() or same_name(t.name, name)]
 
     def schedule_alarms(self, now_wall: float) -> None:
         """Give alarms set while the clock was untrusted their next ring time (the clock is trusted now)."""
@@ -235,3 +234,21 @@ class Reminders:
                 r = replace(r, ends_wall=next_ring(r.hour, r.minute, r.days, now_wall))
             self._items[r.id] = r
         return missed
+
+
+def same_name(a: str, b: str) -> bool:
+    """True if two timer names are one, one or many of it alike: a timer set "for the eggs" is "the egg timer"."""
+    first, second = a.strip().lower().split(), b.strip().lower().split()
+    if not first or first[:-1] != second[:-1]:
+        return False
+    return bool(_forms(first[-1]) & _forms(second[-1]))
+
+
+def _forms(word: str) -> set[str]:
+    """`word` and what it would be with a plural's ending taken off ("eggs": egg, "potatoes": potato)."""
+    forms = {word}
+    if word.endswith("s") and not word.endswith("ss"):
+        forms |= {word[:-1], word[:-2] if word.endswith("es") else word[:-1]}
+    if word.endswith("ies"):
+        forms.add(word[:-3] + "y")
+    return forms

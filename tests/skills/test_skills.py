@@ -151,6 +151,18 @@ def test_an_unset_clock_never_states_a_time(monkeypatch: pytest.MonkeyPatch) -> 
     assert skills.reminders.alarms()[0].ends_wall > 0  # the alarm got its ring time once the clock was set
 
 
+def test_a_timer_set_for_the_eggs_is_the_egg_timer() -> None:
+    # NOTE: "Add two minutes to the egg timer." once got "There is no egg timer." just after "... for the eggs"
+    skills = _skills()
+    assert "for 3 minutes" in skills.run(match("set a timer for 3 minutes for the eggs")).text  # type: ignore[arg-type]
+    added = skills.run(match("add two minutes to the egg timer")).text  # type: ignore[arg-type]
+    assert added.endswith("now has 5 minutes left.")
+    again = skills.run(match("set an egg timer for 4 minutes")).text  # type: ignore[arg-type]
+    assert again.startswith("There is already") and len(skills.reminders.timers()) == 1
+    assert skills.run(match("cancel the egg timer")).text.endswith("cancelled.")  # type: ignore[arg-type]
+    assert skills.reminders.timers() == []
+
+
 def test_timers_run_on_the_boot_clock_and_can_be_named_asked_and_cancelled() -> None:
     skills = _skills()
     assert "pasta timer for 8 minutes" in skills.run(match("set a pasta timer for 8 minutes")).text  # type: ignore[arg-type]
