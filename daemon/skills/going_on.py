@@ -60,7 +60,7 @@ def _waited(call: SkillCall, longer: SkillCall) -> bool:
     # whole far more often: waiting held every "What time is it?" up by the whole trailing silence (1.09 s from its
     # last word, 0.5 s before).
     elsewhere = call.skill == "time" and longer.skill == "world_time"
-    another_day = call.skill == "date" and not call.args and bool({"ahead", "on"} & set(longer.args))
+    another_day = call.skill in ("date", "day") and not call.args and bool({"ahead", "on"} & set(longer.args))
     # NOTE: "turn it up" may go on "... to 80" as well, but a step up or down is what it nearly always is.
     to_a_level = call.skill == "volume" and call.args.get("action") in ("up", "down") and "level" in longer.args
     return not (elsewhere or another_day or to_a_level)

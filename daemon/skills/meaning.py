@@ -66,6 +66,12 @@ the box can do) to be it: on the tune halves the general question most alike one
 as "what are alarms"), and the requests between 0.75 and 0.8 were all the box's ("how many alarms do I have", "what
 sort of things can you do"); a request that acts or undoes something keeps COMMAND_LIKENESS."""
 ANSWERING: Final = frozenset({"time", "date", "day", "timer_left", "alarm_list", "help"})
+TODAY: Final = frozenset({"time", "date", "day"})
+"""Requests answered for now: read by meaning, their words must not name another day."""
+_ANOTHER_DAY: Final = re.compile(
+    r"\b(?:tomorrow|yesterday|tonight|next|last|ago|from now|later|before|after|until|till|on (?:mon|tues|wednes|"
+    r"thurs|fri|satur|sun)day|in \w+ (?:days?|weeks?|months?|years?))\b"
+)
 VALUED_LIKENESS: Final = 0.85
 """How alike a request must be to a command carrying a value once the value it says is put as the examples' own:
 between the general questions of the tune halves most alike so read ("what do people who wake up at 5 am do", 0.81)
@@ -276,6 +282,8 @@ class MeaningRouter:
             return None  # NOTE: "How much does it weigh?" read as "How much do I weigh?": a follow-up, the model's
         if offline and reading.call.args.get("topic") in unable.REPLIES and _ASKING.match(intents.normalise(text)):
             return None  # NOTE: as for a command: "what's the best music to study to" is the model's, not "play music"
+        if reading.call.skill in TODAY and _ANOTHER_DAY.search(intents.normalise(text)):
+            return None  # NOTE: "What day is it tomorrow?" was read as the day: "Today is Saturday."
         _LOGGER.debug("read %r by meaning as %r (%.2f)", text, reading.example, reading.likeness)
         if reading.call.skill in values.LOOSE_SLOTS:
             valued = values.read_values(reading.call.skill, text)

@@ -295,6 +295,11 @@ def test_without_a_trusted_clock_only_a_year_said_is_answered() -> None:
         ("what's the date next tuesday", "Tuesday is December the eighth."),
         ("what's tomorrow's date", "Tomorrow is Wednesday, December the second."),
         ("what is the date tomorrow", "Tomorrow is Wednesday, December the second."),
+        ("What day is it tomorrow?", "Tomorrow is Wednesday, December the second."),  # was read as today's day
+        ("which day is tomorrow", "Tomorrow is Wednesday, December the second."),
+        ("what day was it yesterday", "Yesterday was Monday, November the thirtieth."),
+        ("what was yesterday's date", "Yesterday was Monday, November the thirtieth."),
+        ("what day will it be the day after tomorrow", "The day after tomorrow is Thursday, December the third."),
     ],
 )
 def test_the_date_of_a_day_ahead_is_read_off_the_clock(said: str, reply: str) -> None:

@@ -173,12 +173,14 @@ def month_days(args: Mapping[str, object], now: float | None) -> str:
 
 
 def day_ahead(now: float, args: Mapping[str, object]) -> str:
-    """ "Tomorrow is Saturday, December the fifth.", "Tuesday is December the eighth." (the coming one: today if it is
-    that day, unless "next" was said)."""
+    """ "Tomorrow is Saturday, December the fifth.", "Yesterday was Thursday, December the third.", "Tuesday is
+    December the eighth." (the coming one: today if it is that day, unless "next" was said)."""
     today = datetime.date.fromtimestamp(now)
     if "on" in args:
         ahead = (int(str(args["on"])) - today.weekday()) % 7
         day = today + datetime.timedelta(days=ahead or (7 if args.get("next") else 0))
         return f"{'Today' if day == today else say_weekday(day)} is {say_month_day(day)}."
-    day = today + datetime.timedelta(days=int(str(args.get("ahead", 0))))
-    return f"Tomorrow is {say_weekday(day)}, {say_month_day(day)}."
+    ahead = int(str(args.get("ahead", 0)))
+    day = today + datetime.timedelta(days=ahead)
+    said = {-1: "Yesterday was", 1: "Tomorrow is", 2: "The day after tomorrow is"}.get(ahead, "It's")
+    return f"{said} {say_weekday(day)}, {say_month_day(day)}."
