@@ -262,6 +262,12 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             return SkillCall("timer_cancel", {"all": True} if v.get("all") else _named(v))
         case "HassCancelAllTimers":
             return SkillCall("timer_cancel", {"all": True})
+        case "TalkboxAlarmMove":
+            call = alarm_call("alarm_move", _text(v, "when"), said)
+            at = parse_clock_time(_text(v, "alarm_from")) if v.get("alarm_from") else None
+            if call is None or at is None or "hour" not in call.args:
+                return call if not v.get("alarm_from") else None
+            return dataclasses.replace(call, args={**call.args, "from_hour": at.hour, "from_minute": at.minute})
         case "TalkboxAlarmSet":
             return alarm_call("alarm_set", _text(v, "when"), said, waking=bool(v.get("waking")), note=_text(v, "note"))
         case "TalkboxCancelEverything":

@@ -3,6 +3,8 @@ cancel; and what came due while it was off."""
 
 from __future__ import annotations
 
+from typing import Final
+
 from daemon.skills import honest
 from daemon.skills.reminders import MAX_TIMER_S, MIN_TIMER_S, Kind, Reminder, Reminders, same_name, say_length
 from daemon.skills.replies import (
@@ -77,6 +79,9 @@ def cancel_timers(reminders: Reminders, name: str, everything: bool, which: int 
     return Reply(said, changed=True)
 
 
+TELL_THE_TIME: Final = "Tell me the time, for example: set the time to seven fifteen pm."
+
+
 def set_alarm(
     reminders: Reminders,
     hour: int,
@@ -96,8 +101,43 @@ def set_alarm(
     done = f"OK. At {when}, I'll remind you to {note}" if note else f"Alarm set for {when}"
     if now_wall is None:
         wait = "once my clock is set" if note else "but it can't ring until my clock is set"
-        return Reply(f"{done}, {wait}. Tell me the time, for example: set the time to seven fifteen pm.", changed=True)
+        return Reply(f"{done}, {wait}. {TELL_THE_TIME}", changed=True)
     return Reply(f"{done}.", changed=True)
+
+
+def move_alarm(
+    reminders: Reminders,
+    at: tuple[int, int] | None,
+    to: tuple[int, int],
+    days: tuple[int, ...],
+    once: bool,
+    now_wall: float | None,
+) -> Reply:
+    """Move the alarm `at` (hour, minute), or the only one, to `to`: on `days` if the request named any, else on its
+    own; ask which when several could be meant; set one when there is none to move."""
+    alarms = [r for r in reminders.alarms() if not r.note and (at is None or (r.hour, r.minute) == at)]
+    if not alarms and at is not None:
+        return Reply(f"There is no alarm at {say_clock(*at)}.")
+    if not alarms:
+        made = set_alarm(reminders, *to, days, now_wall, once=once)
+        return Reply(f"There was no alarm to change, so I set one. {made.text}", changed=made.changed)
+    if len(alarms) > 1:
+        said = ", ".join(say_alarm(r.hour, r.minute, r.days, r.once) for r in alarms)
+        return Reply(
+            f"{len(alarms)} alarms are set: {said}. Say which, for example: move the "
+            f"{say_clock(alarms[0].hour, alarms[0].minute)} alarm to {say_clock(*to)}."
+        )
+    old = alarms[0]
+    days, once = (days, once) if days else (old.days, old.once)
+    made = set_alarm(reminders, *to, days, now_wall, once=once)
+    if not made.changed:
+        return made  # it could not be set: the old one stays
+    reminders.remove([old])
+    moved = f"Your alarm is now {say_alarm(*to, days, once)}, not {say_clock(old.hour, old.minute)}"
+    return Reply(
+        f"{moved}, but it can't ring until my clock is set. {TELL_THE_TIME}" if now_wall is None else f"{moved}.",
+        changed=True,
+    )
 
 
 def list_alarms(reminders: Reminders) -> Reply:

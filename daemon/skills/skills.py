@@ -21,6 +21,7 @@ from daemon.skills.reminder_replies import (
     cancel_what,
     list_alarms,
     list_reminders,
+    move_alarm,
     set_alarm,
     start_timer,
     timers_left,
@@ -43,7 +44,8 @@ HELP: Final = (
 )
 UNSET_CLOCK: Final = honest.UNSET_CLOCK
 CONFIRM_FIRST: Final = frozenset(
-    {"timer_cancel", "alarm_cancel", "reminder_cancel", "cancel_what", "forget", "volume", "set_time", "pace"}
+    {"timer_cancel", "alarm_cancel", "alarm_move", "reminder_cancel", "cancel_what", "forget", "volume", "set_time"}
+    | {"pace"}
 )
 """Requests that undo or change something: read loosely from a misheard sentence, they are asked about first."""
 NAMING: Final = frozenset({"name", "hour", "minute", "days"})
@@ -237,7 +239,7 @@ class Skills:
         if call.skill == "decline":
             return Reply("Okay, I won't." if waiting is not None else OKAY)
         a = call.args
-        if "impossible" in a and call.skill in ("set_time", "alarm_set", "alarm_cancel"):
+        if "impossible" in a and call.skill in ("set_time", "alarm_set", "alarm_cancel", "alarm_move"):
             return Reply(honest.off_the_clock(str(a["impossible"])))
         if "hour" in a and not honest.on_the_clock(_int(a, "hour"), _int(a, "minute")):
             return Reply(honest.off_the_clock(f"{_int(a, 'hour')}:{_int(a, 'minute'):02d}"))
@@ -272,18 +274,16 @@ class Skills:
             case "timer_cancel":
                 which = _int(a, "id") if "id" in a else None
                 return cancel_timers(self.reminders, str(a.get("name", "")), bool(a.get("all")), which)
+            case "alarm_set" | "alarm_move" if a.get("tomorrow") and self.wall() is None:
+                return Reply(honest.NO_TOMORROW)
             case "alarm_set":
-                days = a.get("days", ())
-                days = tuple(int(d) for d in days) if isinstance(days, tuple | list) else ()
-                note, wall = str(a.get("note", "")), self.wall()
-                if a.get("tomorrow") and wall is None:
-                    return Reply(honest.NO_TOMORROW)
-                if a.get("tomorrow") and wall is not None:
-                    days = ((datetime.datetime.fromtimestamp(wall).weekday() + 1) % 7,)
-                elif "on" in a:
-                    days = (_int(a, "on"),)
-                once = bool(a.get("tomorrow")) or "on" in a
-                return set_alarm(self.reminders, _int(a, "hour"), _int(a, "minute"), days, wall, note, once)
+                days, once = _alarm_days(a, self.wall())
+                note = str(a.get("note", ""))
+                return set_alarm(self.reminders, _int(a, "hour"), _int(a, "minute"), days, self.wall(), note, once)
+            case "alarm_move":
+                days, once = _alarm_days(a, self.wall())
+                at = (_int(a, "from_hour"), _int(a, "from_minute")) if "from_hour" in a else None
+                return move_alarm(self.reminders, at, (_int(a, "hour"), _int(a, "minute")), days, once, self.wall())
             case "cancel_what":
                 return cancel_what(self.reminders, str(a.get("named", "")))
             case "reminder_list":
@@ -383,6 +383,18 @@ class Skills:
         if self.voice is not None:
             kept["pace"] = self.voice.pace
         return kept
+
+
+def _alarm_days(a: dict[str, intents.Arg], wall: float | None) -> tuple[tuple[int, ...], bool]:
+    """The weekdays an alarm request names and whether it rings once: "tomorrow" and "on Friday" are one day, once
+    (`wall`: the trusted time now, for which day tomorrow is)."""
+    days = a.get("days", ())
+    found = tuple(int(d) for d in days) if isinstance(days, tuple | list) else ()
+    if a.get("tomorrow") and wall is not None:
+        found = ((datetime.datetime.fromtimestamp(wall).weekday() + 1) % 7,)
+    elif "on" in a:
+        found = (_int(a, "on"),)
+    return found, bool(a.get("tomorrow")) or "on" in a
 
 
 def _int(args: dict[str, intents.Arg], name: str) -> int:

@@ -30,6 +30,9 @@ MAX_DURATION_WORDS: Final = 10
 """The most words a duration takes ("1 hour 30 minute and 15 second")."""
 _NAMES_THE_CLOCK: Final = re.compile(rf"\b(?:time|clock|o'clock)\b|^(?:it's|it is|its) (?:now )?(?:{_NUMBER_WORD})\b")
 _ASKS: Final = re.compile(r"(?:\w+ )?(?:what|how|when|which|is|are|do|does)\b")
+_MOVING: Final = re.compile(
+    r"\b(?:change|move|shift|push|switch|reset|bring|instead)\b.*\balarm|\balarm\b.*\binstead\b"
+)
 _NOT_A_NAME: Final = frozenset({"a", "an", "the", "my", "this", "that", "next", "new", "another", "one", "long"})
 
 
@@ -42,7 +45,9 @@ def read_values(skill: str, text: str) -> SkillCall | None:
             found = _duration_in(said)
             return dataclasses.replace(timer_call(found[0], _timer_name(found[1])), read_as=said) if found else None
         case "alarm_set":
-            call = alarm_call("alarm_set", said, said, waking=bool(_WAKING.search(said)))
+            # NOTE: an alarm moved ("could you shift my alarm to half seven") is not a second one set beside it
+            moved = "alarm_move" if _MOVING.search(said) else "alarm_set"
+            call = alarm_call(moved, said, said, waking=bool(_WAKING.search(said)))
             return dataclasses.replace(call, read_as=said) if call is not None else None
         case "set_time":
             # NOTE: only words that name the clock and ask nothing: "less three" (list the reminders), "set a long
@@ -111,6 +116,8 @@ def asked(call: SkillCall) -> str:
             when = " tomorrow" if a.get("tomorrow") else ""
             note = f" to remind you to {a['note']}" if a.get("note") else ""
             return f"set an alarm for {at}{when}{note}"
+        case "alarm_move" if "hour" in a:
+            return f"move the alarm to {say_alarm(_whole(a['hour']), _whole(a['minute']), ())}"
         case "set_time" if "hour" in a:
             return f"set the time to {say_alarm(_whole(a['hour']), _whole(a['minute']), ())}"
         case "volume" if a.get("action") == "set" and "level" in a:

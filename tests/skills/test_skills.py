@@ -457,3 +457,24 @@ def test_a_volume_turned_up_or_down_to_a_level_is_set_to_it(said: str, level: in
 def test_a_share_taken_off_or_added_is_of_the_amount(said: str, value: float) -> None:
     call = match(said)
     assert call is not None and call.skill == "calculate" and call.args["value"] == pytest.approx(value)
+
+
+def test_an_alarm_is_moved_not_set_again_beside_it() -> None:
+    # NOTE: "Change my alarm to 7:30." set a second alarm beside the first (read by meaning as one to set)
+    skills = _skills()
+
+    def said(text: str) -> str:
+        return skills.run(match(text) or pytest.fail(f"no skill took {text!r}")).text
+
+    assert said("change my alarm to 7:30").startswith("There was no alarm to change, so I set one. Alarm set for")
+    assert [(r.hour, r.minute) for r in skills.reminders.alarms()] == [(7, 30)]
+    assert said("move my alarm to eight thirty") == "Your alarm is now eight thirty am, not seven thirty am."
+    assert [(r.hour, r.minute) for r in skills.reminders.alarms()] == [(8, 30)]
+    said("set an alarm for 9 pm every monday")
+    assert said("move the alarm to 10").startswith("2 alarms are set: eight thirty am, nine o'clock pm every Monday.")
+    moved = said("move the 9 pm alarm to 9:30 pm")
+    assert moved == "Your alarm is now nine thirty pm every Monday, not nine o'clock pm."
+    assert sorted((r.hour, r.minute, r.days) for r in skills.reminders.alarms()) == [(8, 30, ()), (21, 30, (0,))]
+    assert said("move the 6 am alarm to 7 am") == "There is no alarm at six o'clock am."
+    assert said("move my alarm to 25:99") == "25:99 isn't a time on the clock."
+    assert len(skills.reminders.alarms()) == 2
