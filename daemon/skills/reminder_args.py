@@ -3,6 +3,7 @@ a once-only alarm rings on."""
 
 from __future__ import annotations
 
+import datetime
 import re
 from typing import Final
 
@@ -79,3 +80,15 @@ def off_the_clock(skill: str, when: str) -> SkillCall | None:
     """The call for a time no clock shows ("25:99"), for the skill to say so; None when no time was said."""
     said = impossible_clock_time(when)
     return SkillCall(skill, {"impossible": said}) if said is not None else None
+
+
+def alarm_days(a: dict[str, Arg], wall: float | None) -> tuple[tuple[int, ...], bool]:
+    """The weekdays an alarm request names and whether it rings once: "tomorrow" and "on Friday" are one day, once
+    (`wall`: the trusted time now, for which day tomorrow is)."""
+    days = a.get("days", ())
+    found = tuple(int(d) for d in days) if isinstance(days, tuple | list) else ()
+    if a.get("tomorrow") and wall is not None:
+        found = ((datetime.datetime.fromtimestamp(wall).weekday() + 1) % 7,)
+    elif "on" in a:
+        found = (int(str(a["on"])),)
+    return found, bool(a.get("tomorrow")) or "on" in a

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime
 import logging
 import random
 from collections.abc import Callable
@@ -13,6 +12,7 @@ from daemon.skills.calc import calculate
 from daemon.skills.clock import BoxClock
 from daemon.skills.facts.calendar_facts import day_ahead
 from daemon.skills.intents import SkillCall
+from daemon.skills.reminder_args import alarm_days
 from daemon.skills.reminder_replies import (
     add_to_timer,
     cancel_alarms,
@@ -277,11 +277,11 @@ class Skills:
             case "alarm_set" | "alarm_move" if a.get("tomorrow") and self.wall() is None:
                 return Reply(honest.NO_TOMORROW)
             case "alarm_set":
-                days, once = _alarm_days(a, self.wall())
+                days, once = alarm_days(a, self.wall())
                 note = str(a.get("note", ""))
                 return set_alarm(self.reminders, _int(a, "hour"), _int(a, "minute"), days, self.wall(), note, once)
             case "alarm_move":
-                days, once = _alarm_days(a, self.wall())
+                days, once = alarm_days(a, self.wall())
                 at = (_int(a, "from_hour"), _int(a, "from_minute")) if "from_hour" in a else None
                 return move_alarm(self.reminders, at, (_int(a, "hour"), _int(a, "minute")), days, once, self.wall())
             case "cancel_what":
@@ -383,18 +383,6 @@ class Skills:
         if self.voice is not None:
             kept["pace"] = self.voice.pace
         return kept
-
-
-def _alarm_days(a: dict[str, intents.Arg], wall: float | None) -> tuple[tuple[int, ...], bool]:
-    """The weekdays an alarm request names and whether it rings once: "tomorrow" and "on Friday" are one day, once
-    (`wall`: the trusted time now, for which day tomorrow is)."""
-    days = a.get("days", ())
-    found = tuple(int(d) for d in days) if isinstance(days, tuple | list) else ()
-    if a.get("tomorrow") and wall is not None:
-        found = ((datetime.datetime.fromtimestamp(wall).weekday() + 1) % 7,)
-    elif "on" in a:
-        found = (_int(a, "on"),)
-    return found, bool(a.get("tomorrow")) or "on" in a
 
 
 def _int(args: dict[str, intents.Arg], name: str) -> int:
