@@ -22,6 +22,7 @@ from daemon.skills.call import SkillCall as SkillCall
 from daemon.skills.honest import TOPICS, is_amount, is_device, is_now, is_product, is_title
 from daemon.skills.misheard import readings
 from daemon.skills.reminder_args import SNOOZE_S, alarm_call, noted, off_the_clock, part_of_day_call, timer_call
+from daemon.skills.reminders import length_as_a_name
 from daemon.skills.speech import DAYS
 from daemon.skills.units import convert
 from daemon.skills.vocabulary import skill_words
@@ -236,6 +237,8 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
         case "TalkboxDate" if "weekday" in v:
             on = DAYS.index(str(v["weekday"]).capitalize())
             return SkillCall("date", {"on": on, "next": True} if "next" in said.split() else {"on": on})
+        case "TalkboxDate" if v.get("year"):
+            return SkillCall("date", {"year": True})
         case "TalkboxDate" if "ahead" in v:
             return SkillCall("date", {"ahead": int(str(v["ahead"]))})
         case "HassGetCurrentDate" | "TalkboxDate":
@@ -379,8 +382,17 @@ def _snoozed(call: SkillCall) -> SkillCall:
     return dataclasses.replace(call, args={**call.args, "snooze": True})
 
 
+_UNIT_S: Final = (("hours", 3600), ("minutes", 60), ("seconds", 1))
+
+
 def _named(v: dict[str, object]) -> dict[str, Arg]:
     name = re.sub(r"^(the|my|a|an)\s+", "", _text(v, "name").removesuffix(" timer"))
+    # NOTE: Home Assistant's "cancel the {start_minutes} minute timer" names a timer by the length it was set for
+    length = sum(
+        float(str(v.get(f"start_{unit}") or 0)) * s for unit, s in (("hours", 3600), ("minutes", 60), ("seconds", 1))
+    )
+    if not name and length:
+        name = length_as_a_name(length)
     return {"name": name} if name else {}
 
 

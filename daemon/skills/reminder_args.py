@@ -53,9 +53,12 @@ def timer_call(seconds: int, name: str, note: str = "") -> SkillCall:
     # NOTE: a name is what follows its last article: "is it possible to set a" or "i want a pasta" before "timer for
     # 5 minutes" is the asking, not the name.
     name = re.split(r"\b(?:the|my|a|an)\b", f" {name.removesuffix(' timer').strip()} ")[-1].strip()
+    name = "" if name in _NO_NAME else name  # "set another timer for 2 minutes" was "An another timer ..."
     return SkillCall("timer_start", {"seconds": seconds, **({"name": name} if name else {}), **noted(note)})
 
 
+_NO_NAME: Final = frozenset({"another", "second", "new", "extra", "other", "separate", "different", "more", "next"})
+"""Words before "timer" that say there is one more, not what it is for."""
 SNOOZE_S: Final = 9 * 60
 """A snooze said with no length: nine minutes, as alarm clocks have long done."""
 WORKING_DAYS: Final = frozenset(range(5))

@@ -3,9 +3,11 @@ cancel; and what came due while it was off."""
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from daemon.skills import honest
+from daemon.skills.amounts import digits, read_duration
 from daemon.skills.reminders import MAX_TIMER_S, MIN_TIMER_S, Kind, Reminder, Reminders, same_name, say_length
 from daemon.skills.replies import (
     ALARM_CANCELLED,
@@ -19,6 +21,12 @@ from daemon.skills.replies import (
     Reply,
 )
 from daemon.skills.speech import say_alarm, say_clock, upper_first
+
+
+def find_timers(reminders: Reminders, name: str) -> list[Reminder]:
+    """The timers `name` means: by their name, or by the length they were set for when it says one ("2 minute")."""
+    length = read_duration(name) if re.search(r"\d", digits(name)) else None
+    return reminders.find_timers(name, length)
 
 
 def start_timer(
@@ -42,7 +50,7 @@ def start_timer(
 
 def timers_left(reminders: Reminders, name: str, now_boot: float) -> Reply:
     """What is left on the timer named `name`, or on every timer ("" for any)."""
-    timers = reminders.find_timers(name)
+    timers = find_timers(reminders, name)
     if not timers:
         return Reply(f"There is no {name} timer." if name else NO_TIMERS)
     said = [f"{t.label} has {say_length(t.left_s(now_boot))} left" for t in timers]
@@ -51,7 +59,7 @@ def timers_left(reminders: Reminders, name: str, now_boot: float) -> Reply:
 
 def add_to_timer(reminders: Reminders, seconds: int, name: str, now_boot: float) -> Reply:
     """Run the timer named `name` (or the only one) `seconds` longer; ask which when several could be meant."""
-    timers = reminders.find_timers(name)
+    timers = find_timers(reminders, name)
     if not timers:
         return Reply(f"There is no {name} timer." if name else f"{NO_TIMERS} {honest.TIMER_HOW}")
     if len(timers) > 1:
@@ -67,7 +75,7 @@ def add_to_timer(reminders: Reminders, seconds: int, name: str, now_boot: float)
 def cancel_timers(reminders: Reminders, name: str, everything: bool, which: int | None = None) -> Reply:
     """Cancel the timer named `name`, the only one, or `everything`; ask which when several could be meant.
     `which`: the id of the one meant ("cancel it" just after it was set)."""
-    timers = reminders.timers() if everything else reminders.find_timers(name)
+    timers = reminders.timers() if everything else find_timers(reminders, name)
     timers = [t for t in timers if t.id == which] if which is not None else timers
     if not timers:
         return Reply(f"There is no {name} timer." if name else NO_TIMERS)

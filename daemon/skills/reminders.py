@@ -65,7 +65,7 @@ class Reminder:
         if self.note:
             return f"reminder to {self.note}"
         if self.kind is Kind.TIMER:
-            return f"{self.name} timer" if self.name else f"{_length_as_a_name(self.seconds)} timer"
+            return f"{self.name} timer" if self.name else f"{length_as_a_name(self.seconds)} timer"
         return f"{self.hour}:{self.minute:02d} alarm"
 
     def left_s(self, now_boot: float) -> float:
@@ -85,7 +85,7 @@ def say_length(seconds: float) -> str:
     return " and ".join(said) if said else "0 seconds"
 
 
-def _length_as_a_name(seconds: float) -> str:
+def length_as_a_name(seconds: float) -> str:
     """A length naming a timer, as people say it: "10 minute", "1 hour 30 minute" ("10 minutes timer cancelled." read
     as a slip)."""
     return re.sub(r"(\w+?)s\b", r"\1", say_length(seconds)).replace(" and ", " ")
@@ -164,9 +164,10 @@ class Reminders:
         self._items[timer.id] = longer
         return longer
 
-    def find_timers(self, name: str) -> list[Reminder]:
-        """Timers with this name, one or many of it alike (any, when `name` is empty)."""
-        return [t for t in self.timers() if not name.strip() or same_name(t.name, name)]
+    def find_timers(self, name: str, length_s: int | None = None) -> list[Reminder]:
+        """Timers with this name, one or many of it alike, or set for `length_s` ("the 2 minute timer"); any, when
+        `name` is empty."""
+        return [t for t in self.timers() if not name.strip() or same_name(t.name, name) or t.seconds == length_s]
 
     def schedule_alarms(self, now_wall: float) -> None:
         """Give alarms set while the clock was untrusted their next ring time (the clock is trusted now)."""

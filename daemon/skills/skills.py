@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import logging
 import random
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from daemon.skills.reminder_replies import (
     cancel_reminders,
     cancel_timers,
     cancel_what,
+    find_timers,
     list_alarms,
     list_reminders,
     move_alarm,
@@ -164,7 +166,7 @@ class Skills:
         if call.skill in ("timer_start", "alarm_set"):
             found = [r for r in self.reminders.all() if r.id not in held]
         elif call.skill == "timer_left":
-            found = self.reminders.find_timers(str(call.args.get("name", "")))
+            found = find_timers(self.reminders, str(call.args.get("name", "")))
         elif call.skill == "alarm_list":
             found = self.reminders.alarms()
         else:
@@ -247,6 +249,9 @@ class Skills:
             case "time":
                 now = self.wall()
                 return Reply(f"It's {say_time(now)}." if now is not None else UNSET_CLOCK)
+            case "date" if a.get("year"):
+                now = self.wall()
+                return Reply(f"It's {datetime.datetime.fromtimestamp(now).year}." if now is not None else UNSET_CLOCK)
             case "date" if "on" in a or "ahead" in a:
                 now = self.wall()
                 return Reply(day_ahead(now, a) if now is not None else UNSET_CLOCK)

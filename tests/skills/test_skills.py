@@ -478,3 +478,28 @@ def test_an_alarm_is_moved_not_set_again_beside_it() -> None:
     assert said("move the 6 am alarm to 7 am") == "There is no alarm at six o'clock am."
     assert said("move my alarm to 25:99") == "25:99 isn't a time on the clock."
     assert len(skills.reminders.alarms()) == 2
+
+
+def test_another_timer_is_named_by_its_length_and_found_by_it() -> None:
+    # NOTE: "Set another timer for 2 minutes." was "An another timer for 2 minutes", and "Cancel the 2 minute timer."
+    # then asked which of the two was meant
+    skills = _skills()
+
+    def said(text: str) -> str:
+        return skills.run(match(text) or pytest.fail(f"no skill took {text!r}")).text
+
+    said("set a timer for 10 minutes")
+    assert said("set another timer for 2 minutes") == "A timer for 2 minutes, starting now."
+    assert said("how long is left on the 10 minute timer") == "10 minute timer has 10 minutes left."
+    assert said("cancel the two minute timer") == "2 minute timer cancelled."
+    assert said("add 5 minutes") == "The 10 minute timer now has 15 minutes left."  # the model promised it
+    assert [t.seconds for t in skills.reminders.timers()] == [900]
+
+
+def test_the_year_asked_is_said(monkeypatch: pytest.MonkeyPatch) -> None:
+    # NOTE: "What year is it?" was told the day and the month: "Today is Sunday, December the sixth."
+    year = datetime.datetime.now().year
+    assert _skills().run(match("what year is it") or pytest.fail("not routed")).text == f"It's {year}."
+    monkeypatch.setattr(clock_module, "ntp_synchronised", lambda: False)  # the hardware edge: no clock to trust
+    monkeypatch.setattr(clock_module, "rtc_set_the_clock", lambda rtc=None: False)
+    assert _skills(trust="auto").run(match("what year is it") or pytest.fail("not routed")).text == UNSET_CLOCK
