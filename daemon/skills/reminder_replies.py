@@ -8,6 +8,7 @@ from typing import Final
 
 from daemon.skills import honest
 from daemon.skills.amounts import digits, read_duration
+from daemon.skills.call import SkillCall
 from daemon.skills.reminders import MAX_TIMER_S, MIN_TIMER_S, Kind, Reminder, Reminders, same_name, say_length
 from daemon.skills.replies import (
     ALARM_CANCELLED,
@@ -27,6 +28,20 @@ def find_timers(reminders: Reminders, name: str) -> list[Reminder]:
     """The timers `name` means: by their name, or by the length they were set for when it says one ("2 minute")."""
     length = read_duration(name) if re.search(r"\d", digits(name)) else None
     return reminders.find_timers(name, length)
+
+
+_CANCEL_NAMED: Final = re.compile(
+    r"(?:please )?(?:cancel|stop|end|kill|scrap|turn off|switch off) (?:the |my )?([a-z]+(?: [a-z]+)?)(?: please)?"
+)
+
+
+def timer_named(reminders: Reminders, said: str) -> SkillCall | None:
+    """ "cancel the rice" (normalised) when a timer is named rice: that timer, though "timer" was not said (the model
+    said "Sorry, I can't cancel the rice timer.")."""
+    found = _CANCEL_NAMED.fullmatch(said)
+    if found is None or not any(t.name and same_name(t.name, found[1]) for t in reminders.timers()):
+        return None
+    return SkillCall("timer_cancel", {"name": found[1]})
 
 
 def start_timer(

@@ -26,6 +26,7 @@ from daemon.skills.reminder_replies import (
     move_alarm,
     set_alarm,
     start_timer,
+    timer_named,
     timers_left,
 )
 from daemon.skills.reminders import Kind, Reminder, Reminders, boot_clock, say_length
@@ -123,7 +124,7 @@ class Skills:
     def route(self, text: str) -> SkillCall | None:
         """The skill a sentence template says `text` asks for, else the one it means (read by meaning), else the
         offline answer to a question about the moment, or None (a question for the language model)."""
-        call = intents.match(text)
+        call = intents.match(text) or timer_named(self.reminders, intents.normalise(text))
         if call is None and self.meaning is not None:
             call = self.meaning.route(text)
         if call is None:

@@ -503,3 +503,15 @@ def test_the_year_asked_is_said(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(clock_module, "ntp_synchronised", lambda: False)  # the hardware edge: no clock to trust
     monkeypatch.setattr(clock_module, "rtc_set_the_clock", lambda rtc=None: False)
     assert _skills(trust="auto").run(match("what year is it") or pytest.fail("not routed")).text == UNSET_CLOCK
+
+
+def test_a_timer_is_cancelled_by_its_name_alone() -> None:
+    # NOTE: "Cancel the rice." went to the model: "Sorry, I can't cancel the rice timer."
+    skills = _skills()
+    assert skills.route("Cancel the rice.") is None  # no timer of that name: not the box's
+    for said in ("set a rice timer for 12 minutes", "set a pasta timer for 8 minutes"):
+        skills.run(match(said) or pytest.fail(f"no skill took {said!r}"))
+    call = skills.route("Cancel the rice.") or pytest.fail("left to the model")
+    assert skills.run(call).text == "Rice timer cancelled."
+    assert [t.name for t in skills.reminders.timers()] == ["pasta"]
+    assert skills.route("stop the meeting") is None
