@@ -388,9 +388,7 @@ _UNIT_S: Final = (("hours", 3600), ("minutes", 60), ("seconds", 1))
 def _named(v: dict[str, object]) -> dict[str, Arg]:
     name = re.sub(r"^(the|my|a|an)\s+", "", _text(v, "name").removesuffix(" timer"))
     # NOTE: Home Assistant's "cancel the {start_minutes} minute timer" names a timer by the length it was set for
-    length = sum(
-        float(str(v.get(f"start_{unit}") or 0)) * s for unit, s in (("hours", 3600), ("minutes", 60), ("seconds", 1))
-    )
+    length = sum(float(str(v.get(f"start_{unit}") or 0)) * s for unit, s in _UNIT_S)
     if not name and length:
         name = length_as_a_name(length)
     return {"name": name} if name else {}

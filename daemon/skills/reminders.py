@@ -240,7 +240,7 @@ class Reminders:
 def same_name(a: str, b: str) -> bool:
     """True if two timer names are one, one or many of it alike: a timer set "for the eggs" is "the egg timer"."""
     first, second = a.strip().lower().split(), b.strip().lower().split()
-    if not first or first[:-1] != second[:-1]:
+    if not first or not second or first[:-1] != second[:-1]:
         return False
     return bool(_forms(first[-1]) & _forms(second[-1]))
 
