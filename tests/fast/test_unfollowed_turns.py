@@ -19,7 +19,7 @@ from tests.harness import of
 from tests.inprocess import ScriptedModel, ScriptedRecogniser
 
 UNREAD = [
-    ("I need a reminder in twenty minutes to check the oven.", "reminder"),
+    ("could I get a reminder about the oven in twenty minutes", "reminder"),
     ("Put a reminder in for ten minutes", "reminder"),
     ("Never mind the timer.", "timer"),
     ("timer off please now", "timer"),

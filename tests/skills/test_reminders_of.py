@@ -39,6 +39,25 @@ def test_a_reminder_after_a_while_rings_with_what_it_was_for() -> None:
     assert skills.due() == []  # rung once
 
 
+@pytest.mark.parametrize(
+    ("said", "skill", "reply"),
+    [
+        # NOTE: the model said "Sure, I'll set a reminder for you in twenty minutes." and set nothing
+        (
+            "I need a reminder in 20 minutes to check the oven.",
+            "timer_start",
+            "In 20 minutes, I'll remind you to check the oven.",
+        ),
+        ("set a reminder to buy milk in an hour", "timer_start", "In 1 hour, I'll remind you to buy milk."),
+        ("can you set me a reminder for 6 pm to call mum", "alarm_set", "I'll remind you to call mum."),
+    ],
+)
+def test_a_reminder_asked_for_as_a_thing_is_set(said: str, skill: str, reply: str) -> None:
+    skills = _skills([1000.0])
+    assert _run(skills, said)[0] == skill and _run(_skills([1000.0]), said)[1].endswith(reply)
+    assert len(skills.reminders) == 1
+
+
 def test_a_reminder_at_a_time_is_said_back_in_the_second_person_and_listed() -> None:
     skills = _skills([1000.0])
     skill, said = _run(skills, "Remind me to call my mum at 6 pm please.")
