@@ -9,7 +9,7 @@ from typing import Final
 from daemon.skills import honest
 from daemon.skills.amounts import digits, read_duration
 from daemon.skills.call import SkillCall
-from daemon.skills.reminders import MAX_TIMER_S, MIN_TIMER_S, Kind, Reminder, Reminders, same_name, say_length
+from daemon.skills.reminders import MAX_TIMER_S, MIN_TIMER_S, Kind, Reminder, Reminders, say_length
 from daemon.skills.replies import (
     ALARM_CANCELLED,
     ALL_ALARMS_CANCELLED,
@@ -39,7 +39,7 @@ def timer_named(reminders: Reminders, said: str) -> SkillCall | None:
     """ "cancel the rice" (normalised) when a timer is named rice: that timer, though "timer" was not said (the model
     said "Sorry, I can't cancel the rice timer.")."""
     found = _CANCEL_NAMED.fullmatch(said)
-    if found is None or not any(t.name and same_name(t.name, found[1]) for t in reminders.timers()):
+    if found is None or not reminders.has_timer_named(found[1]):
         return None
     return SkillCall("timer_cancel", {"name": found[1]})
 
@@ -51,7 +51,7 @@ def start_timer(
     length or name cannot be."""
     if not MIN_TIMER_S <= seconds <= MAX_TIMER_S:
         return Reply(honest.TIMER_LIMITS)
-    if name and any(t.name and same_name(t.name, name) for t in reminders.timers()):
+    if reminders.has_timer_named(name):
         return Reply(f"There is already {_a_or_an(name)} timer. Cancel it first, or give this one another name.")
     try:
         timer = reminders.timer(seconds, name, now_boot, now_wall, note)

@@ -169,6 +169,10 @@ class Reminders:
         `name` is empty."""
         return [t for t in self.timers() if not name.strip() or same_name(t.name, name) or t.seconds == length_s]
 
+    def has_timer_named(self, name: str) -> bool:
+        """True if a timer has this name, one or many of it alike ("eggs" is the egg timer)."""
+        return bool(name) and any(t.name and same_name(t.name, name) for t in self.timers())
+
     def schedule_alarms(self, now_wall: float) -> None:
         """Give alarms set while the clock was untrusted their next ring time (the clock is trusted now)."""
         for r in list(self._items.values()):
