@@ -336,6 +336,8 @@ class RemindersChanged(Event):
     """(label, seconds left) of each running timer, soonest first."""
     alarms: tuple[str, ...]
     """Labels of the alarms, soonest first."""
+    paused: tuple[tuple[str, float], ...] = ()
+    """(label, seconds left) of each paused timer: shown, not counted down."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -30,8 +30,12 @@ REMIND_HOW: Final = (
 promise the model made ("Sure, I'll remind you...") that nothing would keep."""
 TIMER_HOW: Final = "For how long? Say, for example: set a timer for 10 minutes."
 """For a timer asked with no length ("set a timer for the eggs"), which the model echoed or promised."""
-TIMER_PAUSE: Final = (
-    "I can't pause a timer. I can tell you how long is left, add time to it, or cancel it and start another later."
+CHANGE_WHICH: Final = (
+    "Which timer or alarm should I change? Say, for example: change the pasta timer to 8 minutes, or move my alarm "
+    "to 7:30."
+)
+CHANGE_NOTHING: Final = (
+    "No timers or alarms are set, so there's nothing to change. Say, for example: set a timer for 15 minutes."
 )
 NOTHING_TO_SNOOZE: Final = (
     "Nothing has rung lately to snooze. To be woken later, say, for example: wake me up in 10 minutes."

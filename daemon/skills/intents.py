@@ -26,7 +26,7 @@ from daemon.skills.reminders import length_as_a_name
 from daemon.skills.speech import DAYS
 from daemon.skills.units import convert
 from daemon.skills.vocabulary import skill_words
-from daemon.skills.when import parse_clock_time
+from daemon.skills.when import names_no_half_of_day, parse_clock_time
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -45,6 +45,10 @@ HA_INTENTS: Final = frozenset(
         "HassTimerStatus",
         "HassCancelTimer",
         "HassCancelAllTimers",
+        "HassPauseTimer",
+        "HassUnpauseTimer",
+        "HassIncreaseTimer",
+        "HassDecreaseTimer",
         "HassNevermind",
     }
 )
@@ -225,7 +229,8 @@ def _text(values: dict[str, object], name: str) -> str:
     return strip_fillers(str(values.get(name) or ""))
 
 
-_LENGTH: Final = re.compile(r"\d|\b(second|sec|minute|min|hour|hr|day|week)s?\b")
+_UNIT: Final = re.compile(r"\b(second|sec|minute|min|hour|hr|day|week)s?\b")
+_LENGTH: Final = re.compile(rf"\d|{_UNIT.pattern}")
 _CANCEL_IT: Final = re.compile(r"(let's )?cancel (it|that|this)( now| please)?")
 
 
@@ -252,13 +257,24 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             duration = read_duration(_text(v, "duration"))
             return timer_call(duration, _text(v, "name"), _text(v, "note")) if duration is not None else None
         case "TalkboxTimerAdd":
-            added = read_duration(_text(v, "duration"))
-            return SkillCall("timer_add", {"seconds": added, **_named(v)}) if added is not None else None
+            added = read_duration(re.sub(r"\b(more|extra) ", "", _text(v, "duration")))  # "10 more minutes"
+            off = {"take_off": True} if v.get("take_off") else {}
+            return SkillCall("timer_add", {"seconds": added, **off, **_named(v)}) if added is not None else None
         case "TalkboxSnooze":
             snooze = read_duration(_text(v, "duration")) if v.get("duration") else SNOOZE_S
             return _snoozed(timer_call(snooze, "", "wake up")) if snooze is not None else None
-        case "TalkboxTimerPause":
-            return SkillCall("timer_pause")
+        case "TalkboxTimerPause" | "HassPauseTimer" | "HassUnpauseTimer":
+            resume = bool(v.get("resume")) or intent == "HassUnpauseTimer"
+            return SkillCall("timer_pause", {"resume": resume, **({"all": True} if v.get("all") else _named(v))})
+        case "HassIncreaseTimer" | "HassDecreaseTimer":
+            change = round(sum(_number(v, unit) * s for unit, s in _UNIT_S))
+            off = {"take_off": True} if intent == "HassDecreaseTimer" else {}
+            return SkillCall("timer_add", {"seconds": change, **off, **_named(v)}) if change else None
+        case "TalkboxTimerChange":
+            length = read_duration(_text(v, "duration"))
+            return SkillCall("timer_change", {"seconds": length, **_named(v)}) if length is not None else None
+        case "TalkboxChangeIt":
+            return change_it_call(_text(v, "change_to"))
         case "HassTimerStatus" | "TalkboxTimerLeft":
             return SkillCall("timer_left", _named(v))
         case "HassCancelTimer" | "TalkboxTimerCancel":
@@ -267,6 +283,8 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             return SkillCall("timer_cancel", {"all": True})
         case "TalkboxAlarmMove":
             call = alarm_call("alarm_move", _text(v, "when"), said)
+            if call is not None and names_no_half_of_day(_text(v, "when")):
+                call = dataclasses.replace(call, args={**call.args, "near": True})  # the half of the alarm moved
             at = parse_clock_time(_text(v, "alarm_from")) if v.get("alarm_from") else None
             if call is None or at is None or "hour" not in call.args:
                 return call if not v.get("alarm_from") else None
@@ -304,7 +322,7 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             # NOTE: "cancel it" may mean the timer or alarm just set or asked about (skills.py resolves "it").
             return SkillCall("stop", {"action": "cancel"} if _CANCEL_IT.fullmatch(said) else {})
         case "TalkboxRepeat":
-            return SkillCall("repeat")
+            return SkillCall("repeat", {"pace": str(v["pace"])} if v.get("pace") else {})
         case "TalkboxHelp":
             return SkillCall("help")
         case "TalkboxForget":
@@ -342,6 +360,23 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             found = facts.read(fact, v, said)
             return SkillCall(*found) if found is not None else None
     return None
+
+
+def change_it_call(said: str) -> SkillCall | None:
+    """ "Make it {said}": a length ("20 minutes"), a clock time ("7:30", "8 am") or a bare number ("15", whose unit
+    is the timer's or the alarm's just set: skills.py), or a volume ("50 percent"); None when it says none of them."""
+    if re.search(r"percent|%", said) and (level := read_volume(said)) is not None:
+        return SkillCall("volume", {"action": "set", "level": level})
+    if _UNIT.search(said):
+        length = read_duration(said)
+        return SkillCall("change_it", {"seconds": length}) if length is not None else None
+    if re.fullmatch(r"\d{1,3}", number := digits(said)):
+        return SkillCall("change_it", {"number": int(number)})
+    at = parse_clock_time(said)
+    if at is None:
+        return None
+    near = {"near": True} if names_no_half_of_day(said) else {}
+    return SkillCall("change_it", {"hour": at.hour, "minute": at.minute, **near})
 
 
 def calc_call(value: float | Unanswerable | None) -> SkillCall | None:

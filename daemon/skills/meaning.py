@@ -46,6 +46,7 @@ READ: Final = frozenset(
         "day",
         "timer_left",
         "timer_cancel",
+        "timer_pause",
         "alarm_list",
         "alarm_cancel",
         "reminder_list",
@@ -86,7 +87,7 @@ _ASKING: Final = re.compile(
 )
 """How a question opens: worded near a command, it is still a question for the model ("what do people who wake up at
 5 am do", "should I wake up at 6 am or 7 am"); a request opens otherwise ("could you", "I'd like", "set")."""
-PLAIN_ARGS: Final = frozenset({"topic", "all", "action"})
+PLAIN_ARGS: Final = frozenset({"topic", "all", "action", "resume"})
 """Arguments that come from the template's words, not from a slot: a meaning may carry them."""
 EXAMPLES_PER_SENTENCE: Final = 6
 EXPANSIONS_READ: Final = 3000

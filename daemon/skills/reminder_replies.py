@@ -9,7 +9,7 @@ from typing import Final
 from daemon.skills import honest
 from daemon.skills.amounts import digits, read_duration
 from daemon.skills.call import SkillCall
-from daemon.skills.reminders import MAX_TIMER_S, MIN_TIMER_S, Kind, Reminder, Reminders, say_length
+from daemon.skills.reminders import MAX_TIMER_S, MIN_TIMER_S, Kind, Reminder, Reminders, same_name, say_length
 from daemon.skills.replies import (
     ALARM_CANCELLED,
     ALL_ALARMS_CANCELLED,
@@ -68,23 +68,29 @@ def timers_left(reminders: Reminders, name: str, now_boot: float) -> Reply:
     timers = find_timers(reminders, name)
     if not timers:
         return Reply(f"There is no {name} timer." if name else NO_TIMERS)
-    said = [f"{t.label} has {say_length(t.left_s(now_boot))} left" for t in timers]
+    said = [
+        f"{t.label} {'is paused with' if t.paused else 'has'} {say_length(t.left_s(now_boot))} left" for t in timers
+    ]
     return Reply(upper_first("; ".join(said)) + ".")
 
 
-def add_to_timer(reminders: Reminders, seconds: int, name: str, now_boot: float) -> Reply:
-    """Run the timer named `name` (or the only one) `seconds` longer; ask which when several could be meant."""
+def add_to_timer(reminders: Reminders, seconds: int, name: str, now_boot: float, take_off: bool = False) -> Reply:
+    """Run the timer named `name` (or the only one) `seconds` longer, or shorter (`take_off`: "take 2 minutes off");
+    ask which when several could be meant."""
     timers = find_timers(reminders, name)
     if not timers:
         return Reply(f"There is no {name} timer." if name else f"{NO_TIMERS} {honest.TIMER_HOW}")
     if len(timers) > 1:
         names = ", ".join(t.label for t in timers)
-        return Reply(f"{len(timers)} timers are running: {names}. Which one should run longer?")
-    left = timers[0].left_s(now_boot) + seconds
+        return Reply(f"{len(timers)} timers are running: {names}. Which one should I change?")
+    timer, change = timers[0], -seconds if take_off else seconds
+    left = timer.left_s(now_boot) + change
+    if take_off and seconds >= MIN_TIMER_S and left < MIN_TIMER_S:
+        return Reply(f"The {timer.label} has only {say_length(timer.left_s(now_boot))} left.")
     if seconds < MIN_TIMER_S or left > MAX_TIMER_S:
         return Reply(honest.TIMER_LIMITS)
-    reminders.extend(timers[0], seconds)
-    return Reply(f"The {timers[0].label} now has {say_length(left)} left.", changed=True)
+    reminders.extend(timer, change)
+    return Reply(f"The {timer.label} now has {say_length(left)} left.", changed=True)
 
 
 def cancel_timers(reminders: Reminders, name: str, everything: bool, which: int | None = None) -> Reply:
@@ -135,9 +141,11 @@ def move_alarm(
     days: tuple[int, ...],
     once: bool,
     now_wall: float | None,
+    near: bool = False,
 ) -> Reply:
     """Move the alarm `at` (hour, minute), or the only one, to `to`: on `days` if the request named any, else on its
-    own; ask which when several could be meant; set one when there is none to move."""
+    own; ask which when several could be meant; set one when there is none to move. `near`: `to` named no half of
+    the day, so it is the one nearer the alarm moved ("change my 7 am alarm to 6" is 6 am)."""
     alarms = [r for r in reminders.alarms() if not r.note and (at is None or (r.hour, r.minute) == at)]
     if not alarms and at is not None:
         return Reply(f"There is no alarm at {say_clock(*at)}.")
@@ -151,6 +159,7 @@ def move_alarm(
             f"{say_clock(alarms[0].hour, alarms[0].minute)} alarm to {say_clock(*to)}."
         )
     old = alarms[0]
+    to = _nearer(to, (old.hour, old.minute)) if near else to
     days, once = (days, once) if days else (old.days, old.once)
     made = set_alarm(reminders, *to, days, now_wall, once=once)
     if not made.changed:
@@ -161,6 +170,14 @@ def move_alarm(
         f"{moved}, but it can't ring until my clock is set. {TELL_THE_TIME}" if now_wall is None else f"{moved}.",
         changed=True,
     )
+
+
+def _nearer(to: tuple[int, int], old: tuple[int, int]) -> tuple[int, int]:
+    """The hour and minute of `to`, in the morning or the afternoon, whichever is nearer `old` on the clock."""
+    minutes = [(to[0] % 12 + half) * 60 + to[1] for half in (0, 12)]
+    start = old[0] * 60 + old[1]
+    best = min(minutes, key=lambda m: min(abs(m - start), 1440 - abs(m - start)))
+    return divmod(best, 60)
 
 
 def list_alarms(reminders: Reminders) -> Reply:
@@ -202,7 +219,7 @@ def list_reminders(reminders: Reminders, now_boot: float) -> Reply:
 
 def cancel_reminders(reminders: Reminders, note: str, everything: bool) -> Reply:
     """Cancel the reminder of `note`, the only one, or `everything`; ask which when several could be meant."""
-    held = [r for r in reminders.all() if r.note and (not note or r.note.lower() == note.lower())]
+    held = [r for r in reminders.all() if r.note and (not note or _about(r.note, note))]
     if not held:
         return Reply(f"There is no reminder to {note}." if note else NO_REMINDERS)
     if len(held) > 1 and not everything and not note:
@@ -212,6 +229,17 @@ def cancel_reminders(reminders: Reminders, note: str, everything: bool) -> Reply
     return Reply(
         f"{upper_first(held[0].label)} cancelled." if len(held) == 1 else ALL_REMINDERS_CANCELLED, changed=True
     )
+
+
+_NOT_THE_SUBJECT: Final = frozenset({"the", "my", "a", "an", "to", "about", "your", "for", "of"})
+
+
+def _about(note: str, said: str) -> bool:
+    """True if a reminder of `note` is the one `said` names: every word said that names something is in it, one or
+    many of it alike ("the plants" is the reminder to water the plant, "pills" to take your pills)."""
+    named = [w for w in said.lower().split() if w not in _NOT_THE_SUBJECT]
+    held = note.lower().split()
+    return bool(named) and all(any(same_name(w, h) for h in held) for w in named)
 
 
 def cancel_what(reminders: Reminders, named: str = "") -> Reply:

@@ -58,6 +58,8 @@ class Reminder:
     """What to remind of when it rings ("call your mum"); empty for a plain timer or alarm."""
     once: bool = False
     """An alarm that rings once, on the first of `days` to come ("on Friday", "tomorrow"), instead of every one."""
+    paused_left: float | None = None
+    """A paused timer's seconds left (it neither counts down nor rings until resumed); None while it runs."""
 
     @property
     def label(self) -> str:
@@ -68,9 +70,14 @@ class Reminder:
             return f"{self.name} timer" if self.name else f"{length_as_a_name(self.seconds)} timer"
         return f"{self.hour}:{self.minute:02d} alarm"
 
+    @property
+    def paused(self) -> bool:
+        """True for a timer paused."""
+        return self.paused_left is not None
+
     def left_s(self, now_boot: float) -> float:
-        """Seconds until a timer ends on this boot."""
-        return self.ends_boot - now_boot
+        """Seconds until a timer ends on this boot (a paused one: what was left when it was paused)."""
+        return self.paused_left if self.paused_left is not None else self.ends_boot - now_boot
 
 
 def say_length(seconds: float) -> str:
@@ -115,7 +122,9 @@ class Reminders:
 
     def all(self) -> list[Reminder]:
         """Everything set, timers first, each kind soonest first."""
-        return sorted(self._items.values(), key=lambda r: (r.kind is Kind.ALARM, r.ends_boot or r.ends_wall, r.id))
+        return sorted(
+            self._items.values(), key=lambda r: (r.kind is Kind.ALARM, r.paused, r.ends_boot or r.ends_wall, r.id)
+        )
 
     def timers(self) -> list[Reminder]:
         """The running timers, soonest first."""
@@ -154,7 +163,11 @@ class Reminders:
         return [r for r in reminders if self._items.pop(r.id, None) is not None]
 
     def extend(self, timer: Reminder, seconds: int) -> Reminder:
-        """`timer` running `seconds` longer (its length grows by as much)."""
+        """`timer` running `seconds` longer, or shorter when negative (its length changes by as much)."""
+        if timer.paused_left is not None:
+            longer = replace(timer, seconds=timer.seconds + seconds, paused_left=timer.paused_left + seconds)
+            self._items[timer.id] = longer
+            return longer
         longer = replace(
             timer,
             seconds=timer.seconds + seconds,
@@ -163,6 +176,34 @@ class Reminders:
         )
         self._items[timer.id] = longer
         return longer
+
+    def restart(self, timer: Reminder, seconds: int, now_boot: float, now_wall: float) -> Reminder:
+        """`timer` set to run `seconds` from now (its name and note kept); ValueError outside the limits."""
+        if not MIN_TIMER_S <= seconds <= MAX_TIMER_S:
+            raise ValueError(f"a timer of {seconds} seconds is outside its limits")
+        again = replace(
+            timer,
+            seconds=seconds,
+            ends_boot=now_boot + seconds,
+            boot=self._boot,
+            ends_wall=now_wall + seconds,
+            paused_left=None,
+        )
+        self._items[timer.id] = again
+        return again
+
+    def pause(self, timer: Reminder, now_boot: float) -> Reminder:
+        """`timer` stopped where it is: it keeps what is left and neither counts down nor rings."""
+        paused = replace(timer, paused_left=max(0.0, timer.left_s(now_boot)))
+        self._items[timer.id] = paused
+        return paused
+
+    def resume(self, timer: Reminder, now_boot: float, now_wall: float) -> Reminder:
+        """`timer` counting down again from what was left when it was paused."""
+        left = timer.left_s(now_boot)
+        going = replace(timer, paused_left=None, boot=self._boot, ends_boot=now_boot + left, ends_wall=now_wall + left)
+        self._items[timer.id] = going
+        return going
 
     def find_timers(self, name: str, length_s: int | None = None) -> list[Reminder]:
         """Timers with this name, one or many of it alike, or set for `length_s` ("the 2 minute timer"); any, when
@@ -183,7 +224,7 @@ class Reminders:
         """What is due now (alarms only when the wall clock is trusted: `now_wall` not None)."""
         due = []
         for r in self._items.values():
-            timer_due = r.kind is Kind.TIMER and r.boot == self._boot and r.ends_boot <= now_boot
+            timer_due = r.kind is Kind.TIMER and not r.paused and r.boot == self._boot and r.ends_boot <= now_boot
             alarm_due = r.kind is Kind.ALARM and now_wall is not None and 0 < r.ends_wall <= now_wall
             if timer_due or alarm_due:
                 due.append(r)
@@ -191,7 +232,7 @@ class Reminders:
 
     def seconds_to_next(self, now_boot: float, now_wall: float | None) -> float | None:
         """Seconds until the next thing is due, or None when nothing can come due."""
-        waits = [r.ends_boot - now_boot for r in self.timers() if r.boot == self._boot]
+        waits = [r.ends_boot - now_boot for r in self.timers() if r.boot == self._boot and not r.paused]
         if now_wall is not None:
             waits += [r.ends_wall - now_wall for r in self.alarms() if r.ends_wall]
         return max(0.0, min(waits)) if waits else None
@@ -221,6 +262,9 @@ class Reminders:
             except (TypeError, ValueError, KeyError):
                 continue  # a damaged entry is dropped, the rest come back
             self._next_id = max(self._next_id, r.id + 1)
+            if r.paused:
+                self._items[r.id] = replace(r, boot=self._boot)  # NOTE: a paused timer keeps what it had left
+                continue
             if r.kind is Kind.TIMER and r.boot == self._boot and r.ends_boot <= now_boot:
                 missed.append(r)  # the daemon was stopped while it ended
                 continue

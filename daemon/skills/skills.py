@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+import math
 import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, Protocol
@@ -32,6 +33,7 @@ from daemon.skills.reminder_replies import (
 from daemon.skills.reminders import Kind, Reminder, Reminders, boot_clock, say_length
 from daemon.skills.replies import FORGOTTEN, OKAY, Reply
 from daemon.skills.speech import say_date, say_day, say_days, say_number, say_time
+from daemon.skills.timer_changes import change_timer, pause_timers
 from daemon.skills.units import Conversion
 from daemon.skills.volume import VolumeControl, change_volume
 
@@ -48,7 +50,7 @@ HELP: Final = (
 UNSET_CLOCK: Final = honest.UNSET_CLOCK
 CONFIRM_FIRST: Final = frozenset(
     {"timer_cancel", "alarm_cancel", "alarm_move", "reminder_cancel", "cancel_what", "forget", "volume", "set_time"}
-    | {"pace"}
+    | {"pace", "timer_pause", "timer_change", "change_it"}
 )
 """Requests that undo or change something: read loosely from a misheard sentence, they are asked about first."""
 NAMING: Final = frozenset({"name", "hour", "minute", "days"})
@@ -58,9 +60,7 @@ WORDED: Final = frozenset({"action", "all"})
 ANSWERS: Final = frozenset({"confirm", "decline"})
 """A yes or a no: a skill's only while a misheard request waits for one."""
 ANSWERS_ONLY: Final = (
-    frozenset(
-        {"time", "date", "day", "calculate", "expression", "convert", "help", "offline", "timer_left", "timer_pause"}
-    )
+    frozenset({"time", "date", "day", "calculate", "expression", "convert", "help", "offline", "timer_left"})
     | frozenset({"alarm_list", "remind_when", "reminder_list", "chance", "about", unfollowed.SKILL})
     | facts.SKILLS
 )
@@ -142,6 +142,8 @@ class Skills:
             return None  # a yes or a no with nothing asked about is the conversation's (the model's)
         if call is not None and call.skill == "stop" and call.args.get("action") == "cancel":
             return self._cancel_it(call) or call
+        if call is not None and call.skill == "change_it":
+            return self._change_it(call) or call
         return call
 
     def unfollowed(self, text: str) -> SkillCall | None:
@@ -150,13 +152,40 @@ class Skills:
         so that it never stands in the way of one (a second hearing, a confirmation, asking again)."""
         return unfollowed.unfollowed(text)
 
-    def _cancel_it(self, said: SkillCall) -> SkillCall | None:
-        """The call that cancels the timer or alarm just set or asked about, if it is still there ("cancel it")."""
+    def _just_set(self) -> Reminder | None:
+        """The timer or alarm just set or asked about, if it is still there ("cancel it")."""
         if self._it is None or self.now_boot() - self._it[1] > IT_WITHIN_S:
             return None
-        it = next((r for r in self.reminders.all() if r.id == self._it[0]), None)
+        return next((r for r in self.reminders.all() if r.id == self._it[0]), None)  # None: cancelled, or rung
+
+    def _change_it(self, said: SkillCall) -> SkillCall | None:
+        """The call that changes the timer or alarm just set or asked about, or the only one held, to what "make it
+        …" says: a bare number in the timer's unit ("make it 15" after 10 minutes) or as the alarm's hour."""
+        held = self.reminders.all()
+        it = self._just_set() or (held[0] if len(held) == 1 else None)
+        a = said.args
+        if it is None or (it.kind is Kind.TIMER and "hour" in a) or (it.kind is Kind.ALARM and "seconds" in a):
+            return None
+        if it.kind is Kind.TIMER:
+            number = _int(a, "number")
+            seconds = _int(a, "seconds") if "seconds" in a else number * _unit_of(number, it.seconds)
+            return SkillCall("timer_change", {"seconds": seconds, "id": it.id}, said.read_as, said.by_meaning)
+        hour, minute = (_int(a, "number"), 0) if "number" in a else (_int(a, "hour"), _int(a, "minute"))
+        near = a.get("near") or ("number" in a and 1 <= hour <= 12)
+        at: dict[str, intents.Arg] = {
+            "hour": hour,
+            "minute": minute,
+            "from_hour": it.hour,
+            "from_minute": it.minute,
+            "near": bool(near),
+        }
+        return SkillCall("alarm_move", at, said.read_as, said.by_meaning)
+
+    def _cancel_it(self, said: SkillCall) -> SkillCall | None:
+        """The call that cancels the timer or alarm just set or asked about, if it is still there ("cancel it")."""
+        it = self._just_set()
         if it is None:
-            return None  # cancelled, or rung, since
+            return None
         if it.kind is Kind.TIMER:
             return SkillCall("timer_cancel", {"id": it.id}, read_as=said.read_as, by_meaning=said.by_meaning)
         at: dict[str, intents.Arg] = {"hour": it.hour, "minute": it.minute}
@@ -164,7 +193,7 @@ class Skills:
 
     def _note_it(self, call: SkillCall, held: set[int]) -> None:
         """Remember which timer or alarm a request set or asked about, when it was one: "cancel it" then means it."""
-        if call.skill in ("timer_start", "alarm_set"):
+        if call.skill in ("timer_start", "alarm_set", "alarm_move"):
             found = [r for r in self.reminders.all() if r.id not in held]
         elif call.skill == "timer_left":
             found = find_timers(self.reminders, str(call.args.get("name", "")))
@@ -272,9 +301,18 @@ class Skills:
                 name, note = str(a.get("name", "")), str(a.get("note", ""))
                 return start_timer(self.reminders, _int(a, "seconds"), name, self.now_boot(), self.clock.now(), note)
             case "timer_add":
-                return add_to_timer(self.reminders, _int(a, "seconds"), str(a.get("name", "")), self.now_boot())
+                name, off = str(a.get("name", "")), bool(a.get("take_off"))
+                return add_to_timer(self.reminders, _int(a, "seconds"), name, self.now_boot(), off)
             case "timer_pause":
-                return Reply(honest.TIMER_PAUSE)
+                resume, everything = bool(a.get("resume")), bool(a.get("all"))
+                name = str(a.get("name", ""))
+                return pause_timers(self.reminders, name, resume, everything, self.now_boot(), self.clock.now())
+            case "timer_change":
+                which = _int(a, "id") if "id" in a else None
+                name, seconds = str(a.get("name", "")), _int(a, "seconds")
+                return change_timer(self.reminders, seconds, name, self.now_boot(), self.clock.now(), which)
+            case "change_it":
+                return Reply(honest.CHANGE_WHICH if len(self.reminders) else honest.CHANGE_NOTHING)
             case "timer_left":
                 return timers_left(self.reminders, str(a.get("name", "")), self.now_boot())
             case "timer_cancel":
@@ -289,7 +327,8 @@ class Skills:
             case "alarm_move":
                 days, once = alarm_days(a, self.wall())
                 at = (_int(a, "from_hour"), _int(a, "from_minute")) if "from_hour" in a else None
-                return move_alarm(self.reminders, at, (_int(a, "hour"), _int(a, "minute")), days, once, self.wall())
+                to = (_int(a, "hour"), _int(a, "minute"))
+                return move_alarm(self.reminders, at, to, days, once, self.wall(), near=bool(a.get("near")))
             case "cancel_what":
                 return cancel_what(self.reminders, str(a.get("named", "")))
             case "reminder_list":
@@ -314,8 +353,12 @@ class Skills:
             case "convert":
                 conversion = Conversion(_float(a, "value"), _float(a, "amount"), str(a["from_unit"]), str(a["unit"]))
                 return Reply(conversion.spoken())
+            case "repeat" if not last_answer:
+                return Reply("I haven't said anything yet.")
             case "repeat":
-                return Reply(last_answer or "I haven't said anything yet.")
+                if self.voice is not None and a.get("pace"):
+                    pace.change(self.voice, str(a["pace"]))  # NOTE: said again at the new pace; at the slowest, as is
+                return Reply(last_answer)
             case "help":
                 return Reply(HELP)
             case "forget":
@@ -389,6 +432,12 @@ class Skills:
         if self.voice is not None:
             kept["pace"] = self.voice.pace
         return kept
+
+
+def _unit_of(number: int, seconds: int) -> int:
+    """The unit, in seconds, a bare number changing a timer of `seconds` means: of hours, minutes and seconds, the
+    one that makes the new length likest the old ("make it 2" after 90 seconds is 2 minutes, after an hour 2 hours)."""
+    return min((3600, 60, 1), key=lambda unit: abs(math.log(max(number, 1) * unit / max(seconds, 1))))
 
 
 def _int(args: dict[str, intents.Arg], name: str) -> int:

@@ -122,6 +122,8 @@ def asked(call: SkillCall) -> str:
             return f"set the time to {say_alarm(_whole(a['hour']), _whole(a['minute']), ())}"
         case "volume" if a.get("action") == "set" and "level" in a:
             return f"set the volume to {_whole(a['level'])} percent"
+        case "timer_pause":
+            return f"{'resume' if a.get('resume') else 'pause'} {'all timers' if a.get('all') else 'the timer'}"
         case "timer_cancel" | "alarm_cancel" | "reminder_cancel" if a.get("all"):
             return f"cancel all {_THINGS[call.skill]}s"
         case "timer_cancel" | "alarm_cancel" | "reminder_cancel" if not set(a) - {"all"}:

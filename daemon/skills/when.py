@@ -176,6 +176,13 @@ def parse_clock_time(text: str, *, waking: bool = False) -> ClockTime | None:
     return _resolve(said, marker, adjacent=adjacent, waking=waking)
 
 
+def names_no_half_of_day(text: str) -> bool:
+    """True if the first clock time `text` says is an hour of 1-12 with no am, pm or part of the day ("at 6", "seven
+    thirty"): which half of the day it means is a guess."""
+    found = _first_time(_words(text))
+    return found is not None and found[1] is None and not found[0].literal and 1 <= found[0].hour <= 12
+
+
 def impossible_clock_time(text: str) -> str | None:
     """The time `text` says that no clock shows, as written ("25:99", "7:70", "19 pm"); None if it says none."""
     found = _first_time(_words(text))

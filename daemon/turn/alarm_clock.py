@@ -22,9 +22,12 @@ CHANGING: Final = frozenset(
     {
         "timer_start",
         "timer_add",
+        "timer_pause",
+        "timer_change",
         "timer_cancel",
         "alarm_set",
         "alarm_cancel",
+        "alarm_move",
         "reminder_cancel",
         "cancel_what",
         "set_time",
@@ -50,8 +53,10 @@ class AlarmClock:
     def changed(self) -> None:
         """Tell the display what is set, and recompute the next wake-up."""
         reminders, boot = self._skills.reminders, self._skills.now_boot()
-        timers = tuple((t.label, round(t.left_s(boot), 1)) for t in reminders.timers())
-        self._emit(RemindersChanged(timers=timers, alarms=tuple(a.label for a in reminders.alarms())))
+        timers = tuple((t.label, round(t.left_s(boot), 1)) for t in reminders.timers() if not t.paused)
+        paused = tuple((t.label, round(t.left_s(boot), 1)) for t in reminders.timers() if t.paused)
+        alarms = tuple(a.label for a in reminders.alarms())
+        self._emit(RemindersChanged(timers=timers, alarms=alarms, paused=paused))
         self._changed.set()
 
     def missed(self, reminders: list[Reminder]) -> None:

@@ -83,6 +83,7 @@ class DisplayController:
         self._typed_from = ""
         self._last_activity = clock()
         self._timers: tuple[tuple[str, float], ...] = ()  # (label, when it ends on this clock)
+        self._paused: tuple[tuple[str, float], ...] = ()  # (label, seconds left)
         self._home = ""  # the idle screen's mark for Home Assistant: "HA" reached, "HA?" not, "" no bridge
         self._last_image: bytes = b""
         self._dimmed = self._blanked = False
@@ -153,8 +154,9 @@ class DisplayController:
                     self._base, self._overlay = error, None
                 else:
                     self._show_overlay(error, now, ERROR_S)
-            case RemindersChanged(timers=timers):
+            case RemindersChanged(timers=timers, paused=paused):
                 self._timers = tuple((_short(label), now + left) for label, left in timers)
+                self._paused = tuple((_short(label), left) for label, left in paused)
             case Ringing(label=label):
                 self._base = Screen(Kind.NOTICE, title="Time's up!", text=label)
             case Notice(text=text):
@@ -182,11 +184,14 @@ class DisplayController:
         tick = int(now / ANIMATION_S)
         if screen.kind is Kind.READY and self._home:
             screen = dataclasses.replace(screen, corner=self._home)
-        if screen.kind is Kind.READY and (running := [(n, end) for n, end in self._timers if end > now]):
-            # NOTE: the idle screen counts the two soonest timers down, one per line, instead of its hint.
+        running = [(n, _clock_face(end - now)) for n, end in self._timers if end > now]
+        held = running + [(n, f"{_clock_face(left)} paused") for n, left in self._paused]
+        if screen.kind is Kind.READY and held:
+            # NOTE: the idle screen counts the two soonest timers down, one per line, instead of its hint; a paused
+            # timer shows what it has left, still.
             room = (self._display.width - 4) // CHAR_W  # NOTE: a long reminder's note must not push its clock off
-            shown = [_countdown(name, _clock_face(end - now), room) for name, end in running[:2]]
-            more = f" +{len(running) - 2}" if len(running) > 2 else ""
+            shown = [_countdown(name, face, room) for name, face in held[:2]]
+            more = f" +{len(held) - 2}" if len(held) > 2 else ""
             return dataclasses.replace(screen, text=shown[0], detail=(shown[1:] or [""])[0] + more)
         if screen.kind is Kind.SPEAKING:
             return dataclasses.replace(screen, scroll=min(1.0, (now - self._speaking_since) / self._speaking_for))

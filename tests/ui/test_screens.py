@@ -269,6 +269,19 @@ def test_the_idle_screen_counts_timers_down_and_shows_which_one_rings() -> None:
     assert c.current().text == 'Say "Hey Jarvis"'
 
 
+def test_a_paused_timer_shows_what_it_has_left_without_counting_down() -> None:
+    from daemon.events import RemindersChanged
+
+    clock = Clock()
+    c, _ = controller(clock)
+    c.on_event(BoxReady(wake_phrase="Hey Jarvis"))
+    c.on_event(RemindersChanged(timers=(("tea timer", 125.0),), alarms=(), paused=(("pasta timer", 240.0),)))
+    assert (c.current().text, c.current().detail) == ("tea 2:05", "pasta 4:00 paused")
+    clock.now += 200  # the tea timer is over; the paused one still has its four minutes
+    assert c.current().text == "pasta 4:00 paused"
+    assert len(c.current().text) * CHAR_W <= 128 - 4
+
+
 def test_a_reminder_counts_down_by_its_note_and_a_long_one_never_hides_its_clock() -> None:
     from daemon.events import RemindersChanged
 

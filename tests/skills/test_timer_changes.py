@@ -1,0 +1,180 @@
+"""Changing what is set: a timer paused and resumed, set to another length, time taken off; "make it 15" just after
+a timer or an alarm; an alarm moved to a bare hour; a reminder cancelled by its subject; a reply said again slower."""
+
+from __future__ import annotations
+
+import pytest
+
+from daemon.box.asking import SilentSink
+from daemon.skills.clock import BoxClock
+from daemon.skills.honest import CHANGE_NOTHING, CHANGE_WHICH
+from daemon.skills.pace import STEP
+from daemon.skills.reminders import Reminders
+from daemon.skills.skills import IT_WITHIN_S, Skills
+from daemon.turn.volume import VolumeSink
+
+
+class Boot:
+    """A boot clock the test moves on."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Voice:
+    """The voice's pace, as the skills change it."""
+
+    pace = 1.0
+
+
+def _skills(boot: Boot, voice: Voice | None = None) -> Skills:
+    skills = Skills(BoxClock("system"), VolumeSink(SilentSink()), "boot-a", now_boot=boot, voice=voice)
+    _said(skills, "set the time to 10 pm")  # NOTE: alarms need a trusted clock
+    return skills
+
+
+def _said(skills: Skills, text: str, last_answer: str = "") -> tuple[str, str]:
+    """The skill `text` reaches and its reply."""
+    call = skills.route(text)
+    assert call is not None, f"no skill took {text!r}"
+    return call.skill, skills.run(call, last_answer=last_answer).text
+
+
+def test_a_paused_timer_keeps_its_time_never_rings_and_runs_on_when_resumed() -> None:
+    boot = Boot()
+    skills = _skills(boot)
+    _said(skills, "set a timer for 5 minutes for the pasta")
+    boot.now += 60
+    assert _said(skills, "pause the pasta timer") == ("timer_pause", "The pasta timer is paused, with 4 minutes left.")
+    boot.now += 3600  # long past when it would have rung
+    assert skills.due() == [] and skills.seconds_to_next() is None
+    assert _said(skills, "how much time is left on the pasta timer") == (
+        "timer_left",
+        "Pasta timer is paused with 4 minutes left.",
+    )
+    assert _said(skills, "pause it")[1] == "The pasta timer is already paused."
+    assert _said(skills, "resume the timer") == (
+        "timer_pause",
+        "The pasta timer is running again, with 4 minutes left.",
+    )
+    assert skills.seconds_to_next() == pytest.approx(240)
+    boot.now += 240
+    assert [t.label for t in skills.due()] == ["pasta timer"]
+
+
+def test_pause_all_and_resume_all_take_every_timer_and_one_of_several_is_asked_about() -> None:
+    skills = _skills(Boot())
+    _said(skills, "set a timer for 5 minutes for the pasta")
+    _said(skills, "set a timer for 3 minutes for the tea")
+    skill, asked = _said(skills, "pause the timer")
+    assert skill == "timer_pause" and asked.startswith("2 timers are running") and "Which one" in asked
+    assert not any(t.paused for t in skills.reminders.timers())
+    assert _said(skills, "pause all timers")[1].startswith("2 timers are paused")
+    assert all(t.paused for t in skills.reminders.timers())
+    assert _said(skills, "resume all the timers")[1].startswith("2 timers are running again")
+    assert not any(t.paused for t in skills.reminders.timers())
+
+
+def test_a_paused_timer_comes_back_paused_after_a_reboot() -> None:
+    boot = Boot()
+    skills = _skills(boot)
+    _said(skills, "set a timer for 10 minutes for the rice")
+    _said(skills, "pause the rice timer")
+    again = Reminders("boot-b")  # the boot clock starts again and no wall clock is trusted
+    missed = again.restore(skills.reminders.to_plain(), now_boot=5.0, now_wall=None)
+    assert missed == [] and [(t.label, t.left_s(5.0), t.paused) for t in again.timers()] == [("rice timer", 600, True)]
+
+
+@pytest.mark.parametrize(
+    ("set_for", "change", "reply", "length_s"),
+    [
+        ("set a timer for 10 minutes", "make it 15", "Your timer is now 15 minutes, starting now.", 900),
+        (
+            "set a timer for 10 minutes",
+            "actually make that 20 minutes",
+            "Your timer is now 20 minutes, starting now.",
+            1200,
+        ),
+        ("set a timer for 90 seconds", "make it 2", "Your timer is now 2 minutes, starting now.", 120),
+        ("set a timer for an hour", "change it to 2", "Your timer is now 2 hours, starting now.", 7200),
+        ("set a tea timer for 3 minutes", "no make it four", "The tea timer is now 4 minutes, starting now.", 240),
+    ],
+)
+def test_make_it_just_after_a_timer_was_set_changes_that_timer(
+    set_for: str, change: str, reply: str, length_s: int
+) -> None:
+    # NOTE: the model answered "Make it 15." with "A timer for 15 minutes, starting now." and nothing changed.
+    skills = _skills(Boot())
+    _said(skills, set_for)
+    assert _said(skills, change) == ("timer_change", reply)
+    assert [t.seconds for t in skills.reminders.timers()] == [length_s]
+
+
+def test_a_timer_is_changed_by_its_name_and_time_is_taken_off() -> None:
+    boot = Boot()
+    skills = _skills(boot)
+    _said(skills, "set a timer for 5 minutes for the pasta")
+    _said(skills, "set a timer for 20 minutes for the eggs")
+    # NOTE: it said "There is already a pasta timer. Cancel it first, or give this one another name."
+    assert _said(skills, "change the pasta timer to 8 minutes") == (
+        "timer_change",
+        "The pasta timer is now 8 minutes, starting now.",
+    )
+    assert _said(skills, "take 5 minutes off the eggs timer") == (
+        "timer_add",
+        "The eggs timer now has 15 minutes left.",
+    )
+    assert _said(skills, "take 10 minutes off the pasta timer") == (
+        "timer_add",
+        "The pasta timer has only 8 minutes left.",
+    )
+    assert sorted(t.seconds for t in skills.reminders.timers()) == [480, 900]
+
+
+def test_make_it_just_after_an_alarm_was_set_moves_that_alarm_in_its_half_of_the_day() -> None:
+    skills = _skills(Boot())
+    _said(skills, "set an alarm for 7 am")
+    assert _said(skills, "make it 7:30") == ("alarm_move", "Your alarm is now seven thirty am, not seven o'clock am.")
+    assert _said(skills, "make it 8") == ("alarm_move", "Your alarm is now eight o'clock am, not seven thirty am.")
+    # NOTE: "6" alone is 6 pm for a new alarm; moving a morning alarm, it is the morning's.
+    assert _said(skills, "change the alarm to 6") == (
+        "alarm_move",
+        "Your alarm is now six o'clock am, not eight o'clock am.",
+    )
+    assert [(a.hour, a.minute) for a in skills.reminders.alarms()] == [(6, 0)]
+
+
+def test_make_it_with_nothing_set_or_several_held_changes_nothing_and_says_how_to_ask() -> None:
+    boot = Boot()
+    skills = _skills(boot)
+    assert _said(skills, "make it 15") == ("change_it", CHANGE_NOTHING)
+    _said(skills, "set a timer for 5 minutes for the pasta")
+    _said(skills, "set an alarm for 7 am")
+    boot.now += IT_WITHIN_S + 1
+    assert _said(skills, "make it 15") == ("change_it", CHANGE_WHICH)
+    assert [t.seconds for t in skills.reminders.timers()] == [300]
+    assert [(a.hour, a.minute) for a in skills.reminders.alarms()] == [(7, 0)]
+
+
+@pytest.mark.parametrize(
+    "said", ["cancel the pills reminder", "cancel my reminder about the pills", "delete the reminder for my pills"]
+)
+def test_a_reminder_is_cancelled_by_what_it_is_about(said: str) -> None:
+    skills = _skills(Boot())
+    _said(skills, "remind me to take my pills at 11 pm")
+    _said(skills, "remind me to water the plants in 20 minutes")
+    assert _said(skills, said) == ("reminder_cancel", "Reminder to take your pills cancelled.")
+    assert [r.note for r in skills.reminders.all()] == ["water the plants"]
+
+
+def test_say_that_again_slower_says_the_last_reply_again_more_slowly() -> None:
+    voice = Voice()
+    skills = _skills(Boot(), voice)
+    assert _said(skills, "say that again slower", last_answer="The capital of Peru is Lima.") == (
+        "repeat",
+        "The capital of Peru is Lima.",
+    )
+    assert voice.pace == STEP
