@@ -223,6 +223,7 @@ class Skills:
         held = {
             "timer_cancel": self.reminders.timers,
             "timer_left": self.reminders.timers,
+            "timer_pause": self.reminders.timers,
             "alarm_cancel": self.reminders.alarms,
         }
         if longer.skill not in held:
