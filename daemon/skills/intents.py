@@ -26,7 +26,7 @@ from daemon.skills.reminders import length_as_a_name
 from daemon.skills.speech import DAYS
 from daemon.skills.units import convert
 from daemon.skills.vocabulary import skill_words
-from daemon.skills.when import names_no_half_of_day, parse_clock_time
+from daemon.skills.when import days_named, names_no_half_of_day, parse_clock_time
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -275,6 +275,8 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             return SkillCall("timer_change", {"seconds": length, **_named(v)}) if length is not None else None
         case "TalkboxChangeIt":
             return change_it_call(_text(v, "change_to"))
+        case "HassTimerStatus" | "TalkboxTimerLeft" if _named(v).get("name") in ("alarm", "next alarm"):
+            return SkillCall("alarm_list")  # NOTE: "how long until my alarm goes off" asks of the alarm
         case "HassTimerStatus" | "TalkboxTimerLeft":
             return SkillCall("timer_left", _named(v))
         case "HassCancelTimer" | "TalkboxTimerCancel":
@@ -309,7 +311,14 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
         case "TalkboxAlarmCancel":
             if v.get("all"):
                 return SkillCall("alarm_cancel", {"all": True})
-            return alarm_call("alarm_cancel", _text(v, "when"), said) if v.get("when") else SkillCall("alarm_cancel")
+            if not v.get("when"):
+                return SkillCall("alarm_cancel")
+            call = alarm_call("alarm_cancel", _text(v, "when"), said)
+            # NOTE: "cancel the weekend alarm" names the alarm by its days, not its time
+            days = days_named(_text(v, "when")) if call is None else ()
+            return SkillCall("alarm_cancel", {"days": days}) if days else call
+        case "TalkboxAlarmSkip":
+            return SkillCall("alarm_skip")
         case "TalkboxVolume":
             action = str(v.get("action", ""))
             if action != "set":

@@ -3,6 +3,7 @@ cancel; and what came due while it was off."""
 
 from __future__ import annotations
 
+import datetime
 import re
 from typing import Final
 
@@ -21,7 +22,7 @@ from daemon.skills.replies import (
     NOTHING_SET,
     Reply,
 )
-from daemon.skills.speech import say_alarm, say_clock, upper_first
+from daemon.skills.speech import DAYS, say_alarm, say_clock, say_days, upper_first
 
 
 def find_timers(reminders: Reminders, name: str) -> list[Reminder]:
@@ -180,8 +181,8 @@ def _nearer(to: tuple[int, int], old: tuple[int, int]) -> tuple[int, int]:
     return divmod(best, 60)
 
 
-def list_alarms(reminders: Reminders) -> Reply:
-    """Every alarm set, with its days."""
+def list_alarms(reminders: Reminders, now_wall: float | None = None) -> Reply:
+    """Every alarm set, with its days, and how long until the next rings (`now_wall`: the trusted time now)."""
     alarms = reminders.alarms()
     if not alarms:
         return Reply(NO_ALARMS)
@@ -189,15 +190,47 @@ def list_alarms(reminders: Reminders) -> Reply:
         say_alarm(r.hour, r.minute, r.days, r.once) + (f", to remind you to {r.note}" if r.note else "") for r in alarms
     ]
     head = "One alarm is set" if len(said) == 1 else f"{len(said)} alarms are set"
-    return Reply(f"{head}: {', '.join(said)}.")
+    soonest = alarms[0].ends_wall
+    if now_wall is None or not soonest:
+        return Reply(f"{head}: {', '.join(said)}.")
+    # NOTE: "how long until my alarm goes off" is asked as often as which alarms there are
+    which = "It rings" if len(said) == 1 else "The next rings"
+    return Reply(f"{head}: {', '.join(said)}. {which} in {say_length(round((soonest - now_wall) / 60) * 60)}.")
 
 
-def cancel_alarms(reminders: Reminders, at: tuple[int, int] | None, everything: bool) -> Reply:
-    """Cancel the alarm `at` (hour, minute), the only one, or `everything`; ask which when several could be meant."""
+def skip_alarm(reminders: Reminders, now_wall: float | None) -> Reply:
+    """The next alarm to ring not ringing then: a repeating one rings again on its next day, a one-off one goes."""
+    alarms = [r for r in reminders.alarms() if r.ends_wall]
+    if not alarms:
+        return Reply(NO_ALARMS if not reminders.alarms() or now_wall is not None else honest.UNSET_CLOCK)
+    alarm = alarms[0]
+    day = DAYS[datetime.datetime.fromtimestamp(alarm.ends_wall).weekday()]
+    later = reminders.skip(alarm)
+    if later is None:
+        return Reply(
+            f"Your {say_clock(alarm.hour, alarm.minute)} alarm on {day} is cancelled: it was set to ring once.",
+            changed=True,
+        )
+    again = DAYS[datetime.datetime.fromtimestamp(later.ends_wall).weekday()]
+    return Reply(
+        f"Your {say_clock(alarm.hour, alarm.minute)} alarm won't ring on {day}; it rings again on {again}.",
+        changed=True,
+    )
+
+
+def cancel_alarms(
+    reminders: Reminders, at: tuple[int, int] | None, everything: bool, days: tuple[int, ...] = ()
+) -> Reply:
+    """Cancel the alarm `at` (hour, minute), the one on `days` ("the weekend alarm"), the only one, or `everything`;
+    ask which when several could be meant."""
     alarms = reminders.alarms()
     if at is not None:
         alarms = [r for r in alarms if (r.hour, r.minute) == at]
+    if days:
+        alarms = [r for r in alarms if r.days == days] or [r for r in alarms if set(days) <= set(r.days)]
     if not alarms:
+        if days:
+            return Reply(f"There is no alarm {say_days(days)}.")
         return Reply(f"There is no alarm at {say_clock(*at)}." if at is not None else NO_ALARMS)
     if len(alarms) > 1 and not everything and at is None:
         return Reply(f"{len(alarms)} alarms are set. Say which time, or say cancel all alarms.")

@@ -192,6 +192,15 @@ class Reminders:
         self._items[timer.id] = again
         return again
 
+    def skip(self, alarm: Reminder) -> Reminder | None:
+        """`alarm` not ringing next time: a repeating one moves to the ring after, a one-off one goes (None)."""
+        if not alarm.days or alarm.once or not alarm.ends_wall:
+            self._items.pop(alarm.id, None)
+            return None
+        later = replace(alarm, ends_wall=next_ring(alarm.hour, alarm.minute, alarm.days, alarm.ends_wall))
+        self._items[alarm.id] = later
+        return later
+
     def pause(self, timer: Reminder, now_boot: float) -> Reminder:
         """`timer` stopped where it is: it keeps what is left and neither counts down nor rings."""
         paused = replace(timer, paused_left=max(0.0, timer.left_s(now_boot)))

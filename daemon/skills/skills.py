@@ -26,6 +26,7 @@ from daemon.skills.reminder_replies import (
     list_reminders,
     move_alarm,
     set_alarm,
+    skip_alarm,
     start_timer,
     timer_named,
     timers_left,
@@ -49,7 +50,17 @@ HELP: Final = (
 )
 UNSET_CLOCK: Final = honest.UNSET_CLOCK
 CONFIRM_FIRST: Final = frozenset(
-    {"timer_cancel", "alarm_cancel", "alarm_move", "reminder_cancel", "cancel_what", "forget", "volume", "set_time"}
+    {
+        "timer_cancel",
+        "alarm_cancel",
+        "alarm_skip",
+        "alarm_move",
+        "reminder_cancel",
+        "cancel_what",
+        "forget",
+        "volume",
+        "set_time",
+    }
     | {"pace", "timer_pause", "timer_change", "change_it"}
 )
 """Requests that undo or change something: read loosely from a misheard sentence, they are asked about first."""
@@ -341,10 +352,14 @@ class Skills:
                     {"timer": honest.TIMER_HOW, "alarm": honest.ALARM_HOW}.get(str(a.get("what")), honest.REMIND_HOW)
                 )
             case "alarm_list":
-                return list_alarms(self.reminders)
+                return list_alarms(self.reminders, self.wall())
+            case "alarm_skip":
+                return skip_alarm(self.reminders, self.wall())
             case "alarm_cancel":
                 at = (_int(a, "hour"), _int(a, "minute")) if "hour" in a else None
-                return cancel_alarms(self.reminders, at, bool(a.get("all")))
+                said_days = a.get("days", ()) if at is None else ()
+                named = tuple(int(d) for d in said_days) if isinstance(said_days, tuple | list) else ()
+                return cancel_alarms(self.reminders, at, bool(a.get("all")), named)
             case "volume":
                 return change_volume(self.volume, str(a.get("action", "")), a.get("level"))
             case "calculate" if "impossible" in a:

@@ -289,6 +289,12 @@ def parse_days(text: str) -> frozenset[int]:
     return frozenset(days - removed)
 
 
+def days_named(text: str) -> tuple[int, ...]:
+    """The weekdays that name an alarm ("weekend", "monday", "weekday": its days, 0 = Monday), sorted; () if none."""
+    days = parse_days(text) or parse_days(re.sub(r"\b(\w+day|weekend)\b", r"\1s", text))
+    return tuple(sorted(days))
+
+
 def once_day(text: str) -> int | None:
     """The one weekday `text` names for once ("on friday": 4, 0 = Monday); None if it names none, several, or says
     they repeat ("fridays", "every friday")."""

@@ -28,6 +28,7 @@ CHANGING: Final = frozenset(
         "alarm_set",
         "alarm_cancel",
         "alarm_move",
+        "alarm_skip",
         "reminder_cancel",
         "cancel_what",
         "set_time",

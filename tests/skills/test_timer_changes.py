@@ -3,6 +3,8 @@ a timer or an alarm; an alarm moved to a bare hour; a reminder cancelled by its 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from daemon.box.asking import SilentSink
@@ -178,3 +180,36 @@ def test_say_that_again_slower_says_the_last_reply_again_more_slowly() -> None:
         "The capital of Peru is Lima.",
     )
     assert voice.pace == STEP
+
+
+def test_skipping_the_next_alarm_keeps_a_repeating_one_and_a_one_off_one_goes() -> None:
+    # NOTE: "Skip tomorrow's alarm." was read as "cancel the alarm", which a yes did to an alarm of every weekday.
+    skills = _skills(Boot())
+    _said(skills, "set an alarm for 7 am every day")
+    before = skills.reminders.alarms()[0].ends_wall
+    skill, said = _said(skills, "skip tomorrow's alarm")
+    assert skill == "alarm_skip"
+    assert re.fullmatch(r"Your seven o'clock am alarm won't ring on \w+day; it rings again on \w+day\.", said), said
+    assert [a.ends_wall - before for a in skills.reminders.alarms()] == [pytest.approx(86400, abs=3600)]
+    _said(skills, "cancel all alarms")
+    _said(skills, "set an alarm for 6 am")
+    assert _said(skills, "no alarm tomorrow")[1].endswith("is cancelled: it was set to ring once.")
+    assert skills.reminders.alarms() == []
+
+
+def test_an_alarm_is_cancelled_by_its_days_and_asked_how_long_until_it_rings() -> None:
+    skills = _skills(Boot())
+    _said(skills, "set an alarm for 6:30 on weekdays")
+    _said(skills, "set an alarm for 8 on weekends")
+    skill, listed = _said(skills, "how long until my alarm goes off")
+    assert skill == "alarm_list" and re.search(r"\. The next rings in \d+ (hour|day)", listed), listed
+    assert _said(skills, "cancel the weekend alarm") == ("alarm_cancel", "Alarm cancelled.")
+    assert [a.days for a in skills.reminders.alarms()] == [(0, 1, 2, 3, 4)]
+    assert _said(skills, "turn off the sunday alarm") == ("alarm_cancel", "There is no alarm every Sunday.")
+
+
+def test_a_reminder_said_with_its_days_before_its_time_repeats() -> None:
+    skills = _skills(Boot())
+    skill, said = _said(skills, "remind me every day at 8 am to take my vitamins")
+    assert skill == "alarm_set" and said.startswith("OK. At eight o'clock am every day, I'll remind you to take")
+    assert [(a.days, a.note) for a in skills.reminders.alarms()] == [((0, 1, 2, 3, 4, 5, 6), "take your vitamins")]
