@@ -110,13 +110,15 @@ def _work_out(expression: str) -> float | None:
     # NOTE: Whisper writes "a thousand minus one" as "1,000-1": a hyphen between two numbers is a minus.
     said = re.sub(r"(?<=\d)-(?=\d)", " - ", said)
     said = _as_operators(re.sub(r"^(the\s+)?", "", said))
+    # NOTE: a share or a root of words that are no number alone is no sum: "half a second" (and "hang on a second"
+    # misheard as "half on a second") was "That's 0.5."
     if m := re.fullmatch(r"square root of (.+)", said):
-        value = parse_number(m[1])
+        value = parse_operand(m[1])
         if value is not None and value < 0:
             raise _Cannot(Impossible.NEGATIVE_ROOT, value)
         return math.sqrt(value) if value is not None else None
     if m := re.fullmatch(rf"({'|'.join(_SHARES)})(?: of)? (.+)", said):
-        whole = parse_number(m[2])
+        whole = parse_operand(m[2])
         return _SHARES[m[1]] * whole if whole is not None else None
     if m := re.fullmatch(r"(.+?)\s*percent (?:of|tip on|tip of) (.+)", said):
         share, whole = parse_number(m[1]), parse_number(m[2])

@@ -231,6 +231,7 @@ def _text(values: dict[str, object], name: str) -> str:
 
 _UNIT: Final = re.compile(r"\b(second|sec|minute|min|hour|hr|day|week)s?\b")
 _LENGTH: Final = re.compile(rf"\d|{_UNIT.pattern}")
+_A_MOMENT: Final = re.compile(r"(?:a|one) (?:sec|second|moment|mo|tick)")
 _CANCEL_IT: Final = re.compile(r"(let's )?cancel (it|that|this)( now| please)?")
 
 
@@ -253,6 +254,8 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
         case "HassStartTimer" if "conversation_command" not in v:
             seconds = sum(_number(v, k) * s for k, s in (("hours", 3600), ("minutes", 60), ("seconds", 1)))
             return timer_call(round(seconds), _text(v, "name"))
+        case "TalkboxTimer" if _A_MOMENT.fullmatch(_text(v, "duration")):
+            return None  # NOTE: "hold the timer for a sec" is no timer of one second; nor is "wait a second"
         case "TalkboxTimer":
             duration = read_duration(_text(v, "duration"))
             return timer_call(duration, _text(v, "name"), _text(v, "note")) if duration is not None else None

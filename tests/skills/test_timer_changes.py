@@ -8,6 +8,8 @@ import re
 import pytest
 
 from daemon.box.asking import SilentSink
+from daemon.skills import intents
+from daemon.skills.call import SkillCall
 from daemon.skills.clock import BoxClock
 from daemon.skills.honest import CHANGE_NOTHING, CHANGE_WHICH
 from daemon.skills.pace import STEP
@@ -213,3 +215,12 @@ def test_a_reminder_said_with_its_days_before_its_time_repeats() -> None:
     skill, said = _said(skills, "remind me every day at 8 am to take my vitamins")
     assert skill == "alarm_set" and said.startswith("OK. At eight o'clock am every day, I'll remind you to take")
     assert [(a.days, a.note) for a in skills.reminders.alarms()] == [((0, 1, 2, 3, 4, 5, 6), "take your vitamins")]
+
+
+@pytest.mark.parametrize("said", ["hang on a second", "half a second", "hold the timer for a sec", "wait a sec"])
+def test_a_moment_asked_for_is_neither_a_sum_nor_a_timer_of_one_second(said: str) -> None:
+    # NOTE: "Hang on a second." was heard as "half on a second": "That's 0.5."; "hold the timer for a sec" started a
+    # timer of one second.
+    call = intents.match(said)
+    assert call is None or call.skill not in ("calculate", "timer_start"), call
+    assert intents.match("half of ten") == SkillCall("calculate", {"value": 5.0})  # a share of a number still is
