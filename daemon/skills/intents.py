@@ -81,8 +81,10 @@ def skill_vocabulary() -> frozenset[str]:
     # NOTE: no loose reading is taken for the offline topics, so their words ("late", "race") are not the skills';
     # nor for chance, whose "or" ("heads or tails") kept "set a time or for ten minutes" from reading as "timer";
     # nor for the questions about the box itself ("is this a person or a computer"), nor for counting aloud or a
-    # number's facts.
-    leave_out = frozenset({"TalkboxOffline", "TalkboxAbout", *chance.INTENTS, *counting.INTENTS, *number_facts.INTENTS})
+    # number's facts; nor for the distance between two places, whose words ("between", "apart") are everyone's.
+    leave_out = frozenset(
+        {"TalkboxOffline", "TalkboxAbout", "TalkboxDistance", *chance.INTENTS, *counting.INTENTS, *number_facts.INTENTS}
+    )
     return skill_words(sentences(), leave_out=leave_out)
 
 

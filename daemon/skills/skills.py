@@ -46,7 +46,8 @@ _LOGGER = logging.getLogger(__name__)
 HELP: Final = (
     "I answer questions, and I can tell you the time and the date, set timers, alarms and reminders, "
     "change my volume and how fast I speak, do sums and convert units, spell words, and tell you facts about "
-    "countries, the elements, the planets and the calendar. Say stop to stop me, or repeat that to hear me again."
+    "countries, the elements, the planets, the calendar and how far apart cities are. Say stop to stop me, or "
+    "repeat that to hear me again."
 )
 UNSET_CLOCK: Final = honest.UNSET_CLOCK
 CONFIRM_FIRST: Final = frozenset(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+import tokenize
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -120,8 +121,8 @@ def convert(amount_text: str, to_text: str) -> Conversion | None:
     try:
         source, target = ureg.Unit(_unit(m[2])), ureg.Unit(_unit(to_text))
         value = ureg.Quantity(amount, source).to(target).magnitude
-    except (pint.errors.PintError, AttributeError, TypeError, ValueError, AssertionError):
-        return None
+    except (pint.errors.PintError, AttributeError, TypeError, ValueError, AssertionError, tokenize.TokenError):
+        return None  # NOTE: pint parses a unit as an expression: "miles (is it" left a bracket open
     return Conversion(float(value), amount, _name(str(source)), _name(str(target)))
 
 

@@ -465,3 +465,26 @@ def test_a_fact_call_carries_what_the_answer_needs() -> None:
 def test_a_capital_that_changed_after_the_data_was_made_is_the_new_one() -> None:
     assert countries.answer("KZ", "capital", "kazakhstan") == "The capital of Kazakhstan is Astana."
     assert countries.answer("BI", "capital", "burundi") == "The capital of Burundi is Gitega."
+
+
+@pytest.mark.parametrize(
+    ("said", "reply"),
+    [
+        # NOTE: the model said "London is approximately 50 miles (80 kilometers) away from Paris."
+        ("How far is London from Paris?", "London and Paris are about 340 kilometres, or 210 miles, apart"),
+        ("what's the distance between new york and los angeles", "New York and Los Angeles are about 3,900 kilometres"),
+        ("how far apart are tokyo and sydney", "Tokyo and Sydney are about 7,800 kilometres, or 4,900 miles,"),
+        ("how many miles is it from berlin to moscow", "Berlin and Moscow are about 1,600 kilometres, or 1,000 miles"),
+        ("how far is new york city from london", "New York and London are about 5,600 kilometres"),
+    ],
+)
+def test_the_distance_between_two_places_is_worked_out_from_their_coordinates(said: str, reply: str) -> None:
+    skill, answer = _said(said)
+    assert skill == "distance" and answer.startswith(reply) and answer.endswith("apart as the crow flies."), answer
+
+
+@pytest.mark.parametrize(
+    "said", ["how far is springfield from paris", "how far is the moon from the earth", "how far is it to the shops"]
+)
+def test_a_distance_to_a_place_the_data_does_not_hold_is_left_to_the_language_model(said: str) -> None:
+    assert match(said) is None

@@ -1,4 +1,5 @@
-"""Facts the box knows exactly, from the data packages it keeps: countries, elements, planets, calendars, spelling.
+"""Facts the box knows exactly, from the data packages it keeps: countries, elements, planets, calendars, spelling,
+the distance between two cities.
 
 A fact the data lacks is not guessed. Where the question is plainly about the data (an element's symbol, a known
 country's capital) the box says it does not have it; where the words may name something the data does not cover
@@ -13,11 +14,20 @@ from typing import Final
 
 from daemon.skills.amounts import strip_fillers
 from daemon.skills.call import Arg
-from daemon.skills.facts import calendar_facts, countries, day_of_date, elements, sky, spelling, world_clock
+from daemon.skills.facts import (
+    calendar_facts,
+    countries,
+    day_of_date,
+    distances,
+    elements,
+    sky,
+    spelling,
+    world_clock,
+)
 from daemon.skills.honest import UNSET_CLOCK
 
 SKILLS: Final = frozenset(
-    {"country", "element", "planet", "holiday", "leap_year", "month_days", "spell", "world_time", "weekday"}
+    {"country", "element", "planet", "holiday", "leap_year", "month_days", "spell", "world_time", "weekday", "distance"}
 )
 INTENTS: Final = frozenset(
     {
@@ -33,6 +43,7 @@ INTENTS: Final = frozenset(
         "TalkboxSpell",
         "TalkboxWorldTime",
         "TalkboxWeekday",
+        "TalkboxDistance",
     }
 )
 """The intents of sentences.yaml that ask for a fact."""
@@ -91,6 +102,9 @@ def read(intent: str, v: Mapping[str, object], said: str = "") -> Read | None:
             return ("world_time", {"place": place, "zones": " ".join(zones)}) if zones else None
         case "TalkboxWeekday":
             return _weekday(_text(v, "on_date"), str(v.get("weekday", "")).capitalize(), said)
+        case "TalkboxDistance":
+            places = distances.find(_text(v, "from_place")), distances.find(_text(v, "to_place"))
+            return ("distance", {"from": places[0][0], "to": places[1][0]}) if places[0] and places[1] else None
     return None
 
 
@@ -143,6 +157,9 @@ def answer(skill: str, args: Mapping[str, object], wall: Callable[[], float | No
             return spelling.answer(str(args["word"]))
         case "weekday":
             return day_of_date.answer(args, wall())
+        case "distance":
+            a, b = distances.find(str(args["from"])), distances.find(str(args["to"]))
+            return distances.answer(a, b) if a is not None and b is not None else "I don't know where that is."
         case "world_time":
             return world_clock.answer(str(args["place"]), tuple(str(args["zones"]).split()), wall()) or UNSET_CLOCK
     return "I don't know that."

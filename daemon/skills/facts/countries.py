@@ -94,6 +94,20 @@ def capital(code: str) -> str:
     return str(NEWER_CAPITALS.get(code) or _countries()[code].get("capital") or "")
 
 
+def codes() -> tuple[str, ...]:
+    """Every country's ISO code the data has."""
+    return tuple(_countries())
+
+
+def capital_at(code: str) -> tuple[float, float] | None:
+    """A country's capital's latitude and longitude, as the data gives them; None if it gives none (or the capital
+    moved since: NEWER_CAPITALS)."""
+    at = _countries()[code].get("capital_latlng")
+    if code in NEWER_CAPITALS or not isinstance(at, list) or len(at) != 2:
+        return None
+    return float(at[0]), float(at[1])
+
+
 def find_capital(said: str) -> str | None:
     """The ISO code of the country whose capital `said` names ("new delhi"), or None."""
     wanted = key(said)

@@ -1,0 +1,80 @@
+"""How far apart two places are in a straight line: the cities the tz database names, with the coordinates of its
+zone.tab ("New York", "Tokyo"), and the countries' capitals, with countryinfo's ("Paris", "Canberra")."""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from importlib import resources
+from typing import Final
+
+from daemon.skills.facts import countries
+
+EARTH_RADIUS_KM: Final = 6371.0
+"""The mean radius: the great-circle distance it gives is within 0.5 % of the ellipsoid's."""
+KM_PER_MILE: Final = 1.609344
+
+_ALSO_CALLED: Final = {
+    "new york city": "new york",
+    "nyc": "new york",
+    "la": "los angeles",
+    "washington dc": "washington",
+}
+"""Names people say for a place named otherwise in the data."""
+
+
+def _degrees(text: str, whole: int) -> float:
+    """ISO 6709 degrees ("+4042", "-0740023": degrees of `whole` digits, minutes, maybe seconds) as a number."""
+    sign, digits = (-1 if text[0] == "-" else 1), text[1:]
+    parts = [int(digits[:whole]), int(digits[whole : whole + 2]), int(digits[whole + 2 : whole + 4] or 0)]
+    return sign * (parts[0] + parts[1] / 60 + parts[2] / 3600)
+
+
+@functools.cache
+def _places() -> dict[str, tuple[str, float, float]]:
+    """Each place as looked up: its name as said, latitude and longitude."""
+    places: dict[str, tuple[str, float, float]] = {}
+    table = resources.files("tzdata").joinpath("zoneinfo", "zone.tab").read_text(encoding="utf-8")
+    for line in table.splitlines():
+        if line and not line.startswith("#"):
+            _, at, zone, *_ = line.split("\t")
+            latitude, longitude = re.fullmatch(r"([+-]\d+)([+-]\d+)", at).groups()  # type: ignore[union-attr]
+            name = zone.rsplit("/", 1)[-1].replace("_", " ")
+            places[countries.key(name)] = (name, _degrees(latitude, 2), _degrees(longitude, 3))
+    for code in countries.codes():
+        capital, seat = countries.capital(code), countries.capital_at(code)
+        if capital and seat is not None:
+            places.setdefault(countries.key(capital), (capital, *seat))
+    return places
+
+
+def find(said: str) -> tuple[str, float, float] | None:
+    """The place `said` names, as it will be said, with its coordinates; None when the data has no such place."""
+    looked_up = countries.key(re.sub(r"^(the )?city of ", "", said.strip().lower()))
+    return _places().get(_ALSO_CALLED.get(looked_up, looked_up))
+
+
+def apart_km(a: tuple[str, float, float], b: tuple[str, float, float]) -> float:
+    """The great-circle distance between two places, in kilometres (haversine)."""
+    (_, lat1, lon1), (_, lat2, lon2) = a, b
+    p1, p2, dp, dl = map(math.radians, (lat1, lat2, lat2 - lat1, lon2 - lon1))
+    h = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
+    return 2 * EARTH_RADIUS_KM * math.asin(math.sqrt(h))
+
+
+def _about(value: float) -> str:
+    """A distance as said: two significant figures, no fewer than the tens ("340", "5,600", "20")."""
+    if value < 10:
+        return str(max(1, round(value)))
+    rounded = round(value, 1 - math.floor(math.log10(value)))
+    return f"{int(rounded):,}"
+
+
+def answer(a: tuple[str, float, float], b: tuple[str, float, float]) -> str:
+    """What the box says to "how far is `a` from `b`"."""
+    if a[0] == b[0]:
+        return f"That's the same place: {a[0]}."
+    km = apart_km(a, b)
+    miles = _about(km / KM_PER_MILE)
+    return f"{a[0]} and {b[0]} are about {_about(km)} kilometres, or {miles} miles, apart as the crow flies."
