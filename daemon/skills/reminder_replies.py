@@ -32,13 +32,14 @@ def find_timers(reminders: Reminders, name: str) -> list[Reminder]:
 
 
 _CANCEL_NAMED: Final = re.compile(
-    r"(?:please )?(?:cancel|stop|end|kill|scrap|turn off|switch off) (?:the |my )?([a-z]+(?: [a-z]+)?)(?: please)?"
+    r"(?:please )?(?:cancel|stop|end|kill|scrap|turn off|switch off) (?:the |my )?([a-z]+(?: [a-z]+)??)(?: one)?"
+    r"(?: please)?"
 )
 
 
 def timer_named(reminders: Reminders, said: str) -> SkillCall | None:
-    """ "cancel the rice" (normalised) when a timer is named rice: that timer, though "timer" was not said (the model
-    said "Sorry, I can't cancel the rice timer.")."""
+    """ "cancel the rice" or "the rice one" (normalised) when a timer is named rice: that timer, though "timer" was
+    not said (the model said "Sorry, I can't cancel the rice timer.")."""
     found = _CANCEL_NAMED.fullmatch(said)
     if found is None or not reminders.has_timer_named(found[1]):
         return None

@@ -224,3 +224,16 @@ def test_a_moment_asked_for_is_neither_a_sum_nor_a_timer_of_one_second(said: str
     call = intents.match(said)
     assert call is None or call.skill not in ("calculate", "timer_start"), call
     assert intents.match("half of ten") == SkillCall("calculate", {"value": 5.0})  # a share of a number still is
+
+
+def test_another_timer_asked_for_in_passing_is_set_and_the_tea_one_is_the_tea_timer() -> None:
+    skills = _skills(Boot())
+    _said(skills, "set a timer for 5 minutes for the tea")
+    # NOTE: read by meaning, it was asked about first; "cancel the tea one" went to the model: "Sorry, I can't assist
+    # with that."
+    assert _said(skills, "and another one for 12 minutes for the pasta") == (
+        "timer_start",
+        "A pasta timer for 12 minutes, starting now.",
+    )
+    assert _said(skills, "cancel the tea one") == ("timer_cancel", "Tea timer cancelled.")
+    assert [t.label for t in skills.reminders.timers()] == ["pasta timer"]
