@@ -63,8 +63,9 @@ def answer(args: dict[str, object], box: BoxFacts, *, home: bool = False) -> str
             else:
                 opening = "I'm talkbox, a voice assistant"
             return (
-                f"{opening} that runs entirely inside this box, with no internet connection. A small language "
-                f"model, {model}, answers your questions, and I keep timers, alarms and reminders."
+                f"{opening} that runs entirely inside this box, with no internet connection. "
+                f"{f'A small language model, {model},' if box.model else 'A small language model'} answers your "
+                "questions, and I keep timers, alarms and reminders."
             )
         case "other":
             other = str(args.get("assistant", "")).strip()

@@ -83,7 +83,8 @@ def skill_vocabulary() -> frozenset[str]:
     # nor for the questions about the box itself ("is this a person or a computer"), nor for counting aloud or a
     # number's facts; nor for the distance between two places, whose words ("between", "apart") are everyone's.
     leave_out = frozenset(
-        {"TalkboxOffline", "TalkboxAbout", "TalkboxDistance", *chance.INTENTS, *counting.INTENTS, *number_facts.INTENTS}
+        {"TalkboxOffline", "TalkboxAbout", "TalkboxDistance", "TalkboxDayPart"}
+        | {*chance.INTENTS, *counting.INTENTS, *number_facts.INTENTS}
     )
     return skill_words(sentences(), leave_out=leave_out)
 
@@ -240,7 +241,7 @@ _CANCEL_IT: Final = re.compile(r"(let's )?cancel (it|that|this)( now| please)?")
 def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
     """The skill call an intent match means, or None when its slots do not parse."""
     match intent:
-        case "HassGetCurrentTime" | "TalkboxTime":
+        case "HassGetCurrentTime" | "TalkboxTime" | "TalkboxDayPart":
             return SkillCall("time")
         case "TalkboxDate" if "weekday" in v:
             on = DAYS.index(str(v["weekday"]).capitalize())
@@ -324,6 +325,20 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             return SkillCall("alarm_cancel", {"days": days}) if days else call
         case "TalkboxAlarmSkip":
             return SkillCall("alarm_skip")
+        case "TalkboxTimeAhead":
+            ahead = read_duration(_text(v, "duration"))
+            return SkillCall("time", {"ahead_s": ahead}) if ahead is not None and ahead > 0 else None
+        case "TalkboxTimeUntil":
+            at = parse_clock_time(_text(v, "when"))
+            if at is None:
+                return None  # NOTE: "how long until my alarm goes off", "... christmas": no clock time
+            near = {"near": True} if names_no_half_of_day(_text(v, "when")) else {}
+            return SkillCall("time", {"until_hour": at.hour, "until_minute": at.minute, **near})
+        case "TalkboxVolume" if v.get("action") in ("up_by", "down_by"):
+            if re.match(r"(to|at) ", _text(v, "level")):
+                return None  # NOTE: "volume down to 30 percent" is a level to set, not a step of 30
+            step = read_volume(_text(v, "level"))
+            return SkillCall("volume", {"action": str(v["action"]), "level": step}) if step else None
         case "TalkboxVolume":
             action = str(v.get("action", ""))
             if action != "set":

@@ -9,7 +9,19 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, Protocol
 
-from daemon.skills import about_box, chance, counting, facts, going_on, honest, intents, number_facts, pace, unfollowed
+from daemon.skills import (
+    about_box,
+    chance,
+    counting,
+    facts,
+    going_on,
+    honest,
+    intents,
+    number_facts,
+    pace,
+    time_ahead,
+    unfollowed,
+)
 from daemon.skills.calc import calculate
 from daemon.skills.clock import BoxClock
 from daemon.skills.facts.calendar_facts import day_ahead
@@ -289,6 +301,11 @@ class Skills:
         if "hour" in a and not honest.on_the_clock(_int(a, "hour"), _int(a, "minute")):
             return Reply(honest.off_the_clock(f"{_int(a, 'hour')}:{_int(a, 'minute'):02d}"))
         match call.skill:
+            case "time" if "ahead_s" in a and (now := self.wall()) is not None:
+                return Reply(time_ahead.ahead(now, _int(a, "ahead_s")))
+            case "time" if "until_hour" in a and (now := self.wall()) is not None:
+                hour, minute = _int(a, "until_hour"), _int(a, "until_minute")
+                return Reply(time_ahead.until(now, hour, minute, near=bool(a.get("near"))))
             case "time":
                 now = self.wall()
                 return Reply(f"It's {say_time(now)}." if now is not None else UNSET_CLOCK)

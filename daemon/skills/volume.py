@@ -17,7 +17,8 @@ class VolumeControl(Protocol):
 
 
 def change_volume(v: VolumeControl, action: str, level: object) -> Reply:
-    """Do what a volume request asks (`action`: up, down, set, mute, unmute, level) and say so."""
+    """Do what a volume request asks (`action`: up, down, up_by or down_by `level`, set, mute, unmute, level) and
+    say so."""
     if action == "mute":
         v.muted = True
         return Reply("", changed=True)
@@ -34,4 +35,9 @@ def change_volume(v: VolumeControl, action: str, level: object) -> Reply:
         v.level = min(100, v.level + VOLUME_STEP)
     elif action == "down":
         v.level = max(VOLUME_STEP, v.level - VOLUME_STEP)
+    elif action in ("up_by", "down_by") and isinstance(level, int | float):
+        if action == "up_by" and v.level >= 100:
+            return Reply(LOUDEST)
+        moved = v.level + int(level) if action == "up_by" else v.level - int(level)
+        v.level = min(100, max(VOLUME_STEP, moved))
     return Reply(volume_said(v.level), changed=True)

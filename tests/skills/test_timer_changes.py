@@ -1,5 +1,7 @@
-"""Changing what is set: a timer paused and resumed, set to another length, time taken off; "make it 15" just after
-a timer or an alarm; an alarm moved to a bare hour; a reminder cancelled by its subject; a reply said again slower."""
+"""Changing what is set, and the clock and the volume read as asked: a timer paused and resumed, set to another
+length, time taken off; "make it 15" just after a timer or an alarm; an alarm moved to a bare hour, skipped once or
+cancelled by its days; a reminder cancelled by its subject; a reply said again slower; the time in a while, how long
+until a time; the volume moved by as much as asked."""
 
 from __future__ import annotations
 
@@ -237,3 +239,37 @@ def test_another_timer_asked_for_in_passing_is_set_and_the_tea_one_is_the_tea_ti
     )
     assert _said(skills, "cancel the tea one") == ("timer_cancel", "Tea timer cancelled.")
     assert [t.label for t in skills.reminders.timers()] == ["pasta timer"]
+
+
+@pytest.mark.parametrize(
+    ("said", "reply"),
+    [
+        # NOTE: "What's the time in 20 minutes?" set a timer of 20 minutes (read by meaning); "How long until
+        # midnight?" was the sun's ("sunrise and sunset depend on where you are"); "How many hours until 9 am?" was the
+        # model's, which does not know the time.
+        ("what's the time in 20 minutes", "In 20 minutes, it will be ten twenty pm."),
+        ("what time will it be in 3 hours", "In 3 hours, it will be one o'clock am tomorrow."),
+        ("how long until midnight", "It's 2 hours until midnight."),
+        ("how many hours until 9 am", "It's 11 hours until nine o'clock am tomorrow."),
+        ("how long do I have until 11", "It's 1 hour until eleven o'clock pm."),
+        ("is it morning or evening", "It's ten o'clock pm."),
+    ],
+)
+def test_the_clock_is_read_ahead_from_the_time_now(said: str, reply: str) -> None:
+    skills = _skills(Boot())  # ten pm
+    assert _said(skills, said) == ("time", reply)
+    assert skills.reminders.all() == []
+
+
+def test_the_volume_moves_by_as_much_as_asked() -> None:
+    skills = _skills(Boot())
+    _said(skills, "set the volume to 50")
+    # NOTE: "turn the volume up by 20" was asked about as "turn it up"; "volume down 3 notches" set it to 30.
+    assert _said(skills, "turn the volume up by 20") == ("volume", "Volume 70.")
+    assert _said(skills, "volume down 3 notches") == ("volume", "Volume 40.")
+    assert _said(skills, "not so loud") == ("volume", "Volume 30.")
+
+
+def test_asked_what_it_is_with_no_model_named_it_names_none_twice() -> None:
+    reply = _said(_skills(Boot()), "what's your name")[1]
+    assert "A small language model answers your questions" in reply and reply.count("small language model") == 1
