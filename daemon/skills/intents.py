@@ -234,6 +234,13 @@ def _text(values: dict[str, object], name: str) -> str:
 
 _UNIT: Final = re.compile(r"\b(second|sec|minute|min|hour|hr|day|week)s?\b")
 _LENGTH: Final = re.compile(rf"\d|{_UNIT.pattern}")
+ASKING: Final = re.compile(
+    r"(?:what|what's|why|how|who|where|when|which|whose|should|shall|is|are|am|do|does|did|was|were|has|have)\b"
+)
+"""How a question opens: worded near a command, it is still a question for the model ("what do people who wake up at
+5 am do", "should I wake up at 6 am or 7 am"); a request opens otherwise ("could you", "I'd like", "set")."""
+_WH: Final = re.compile(r"(?:what|what's|why|how|who|where|when|which|whose)\b")
+"""A question's opening that no request has ("is it possible to set a timer …" is one)."""
 _A_MOMENT: Final = re.compile(r"(?:a|one) (?:sec|second|moment|mo|tick)")
 _CANCEL_IT: Final = re.compile(r"(let's )?cancel (it|that|this)( now| please)?")
 
@@ -259,6 +266,8 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             return timer_call(round(seconds), _text(v, "name"))
         case "TalkboxTimer" if _A_MOMENT.fullmatch(_text(v, "duration")):
             return None  # NOTE: "hold the timer for a sec" is no timer of one second; nor is "wait a second"
+        case "TalkboxTimer" if _WH.match(_text(v, "name")):
+            return None  # NOTE: "what is a timer for 5 minutes" asks, and its name is no name: no timer was asked for
         case "TalkboxTimer":
             duration = read_duration(_text(v, "duration"))
             return timer_call(duration, _text(v, "name"), _text(v, "note")) if duration is not None else None

@@ -82,11 +82,6 @@ UNSURE_LIKENESS: Final = 0.6
 how, should, is...), is asked about before it is done (*Did you mean "set a timer for 12 minutes"?*) rather than
 handed to the model, which said "Sure, I can help you with that." to "I'd like a timer of twelve minutes for the
 rice please"."""
-_ASKING: Final = re.compile(
-    r"(?:what|what's|why|how|who|where|when|which|whose|should|shall|is|are|am|do|does|did|was|were|has|have)\b"
-)
-"""How a question opens: worded near a command, it is still a question for the model ("what do people who wake up at
-5 am do", "should I wake up at 6 am or 7 am"); a request opens otherwise ("could you", "I'd like", "set")."""
 PLAIN_ARGS: Final = frozenset({"topic", "all", "action", "resume"})
 """Arguments that come from the template's words, not from a slot: a meaning may carry them."""
 EXAMPLES_PER_SENTENCE: Final = 6
@@ -263,10 +258,15 @@ class MeaningRouter:
     def route(self, text: str) -> SkillCall | None:
         """The call `text` means, read as its nearest template sentence (`read_as`), or None (the model's)."""
         reading = self.nearest(text)
+        asking = intents.ASKING.match(intents.normalise(text)) is not None
         if reading is not None and reading.likeness < COMMAND_LIKENESS and (said_as := self._as_valued(text)):
-            if said_as.likeness >= VALUED_LIKENESS:
+            if said_as.likeness >= VALUED_LIKENESS and not asking:
                 reading = said_as
-            elif said_as.likeness >= UNSURE_LIKENESS and not _ASKING.match(intents.normalise(text)):
+            elif said_as.likeness >= VALUED_LIKENESS:
+                # NOTE: worded as a question, it is asked about, never done: "What's the time in 20 minutes?" set a
+                # timer of 20 minutes
+                return self._unsure(said_as, text)
+            elif said_as.likeness >= UNSURE_LIKENESS and not asking:
                 return self._unsure(said_as, text)
         if reading is None or reading.call is None:
             return None
@@ -281,11 +281,13 @@ class MeaningRouter:
             return None
         if offline and reading.call.args.get("topic") == "personal" and honest.about_someone_else(text):
             return None  # NOTE: "How much does it weigh?" read as "How much do I weigh?": a follow-up, the model's
-        if offline and reading.call.args.get("topic") in unable.REPLIES and _ASKING.match(intents.normalise(text)):
+        if offline and reading.call.args.get("topic") in unable.REPLIES and asking:
             return None  # NOTE: as for a command: "what's the best music to study to" is the model's, not "play music"
         if reading.call.skill in TODAY and _ANOTHER_DAY.search(intents.normalise(text)):
             return None  # NOTE: "What day is it tomorrow?" was read as the day: "Today is Saturday."
         _LOGGER.debug("read %r by meaning as %r (%.2f)", text, reading.example, reading.likeness)
+        if reading.call.skill in values.LOOSE_SLOTS and asking:
+            return self._unsure(reading, text)  # NOTE: "what is a timer for 5 minutes" set one
         if reading.call.skill in values.LOOSE_SLOTS:
             valued = values.read_values(reading.call.skill, text)
             return dataclasses.replace(valued, by_meaning=True) if valued is not None else None

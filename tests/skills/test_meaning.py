@@ -108,6 +108,17 @@ def test_a_question_worded_near_a_command_with_a_value_is_not_asked_about(router
     assert router.route("Should I wake up at 6 am or 7 am?") is None
 
 
+@pytest.mark.parametrize("said", ["what is a timer for 5 minutes", "what about an alarm at 7 am"])
+def test_a_command_with_a_value_worded_as_a_question_is_asked_about_never_done(
+    router: MeaningRouter, said: str
+) -> None:
+    # NOTE: "What's the time in 20 minutes?" was read as a timer of 20 minutes, and one was set.
+    skills = _skills(router)
+    call = skills.route(said) or pytest.fail("left to the model")
+    assert call.unsure and skills.run(call).text.startswith('Did you mean "set a')
+    assert skills.reminders.all() == []
+
+
 @pytest.mark.parametrize(
     ("said", "skill"),
     # NOTE: wordings in no evaluation's tune half (those are examples themselves now)
