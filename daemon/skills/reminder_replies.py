@@ -144,11 +144,16 @@ def move_alarm(
     once: bool,
     now_wall: float | None,
     near: bool = False,
+    which: int | None = None,
 ) -> Reply:
-    """Move the alarm `at` (hour, minute), or the only one, to `to`: on `days` if the request named any, else on its
-    own; ask which when several could be meant; set one when there is none to move. `near`: `to` named no half of
-    the day, so it is the one nearer the alarm moved ("change my 7 am alarm to 6" is 6 am)."""
-    alarms = [r for r in reminders.alarms() if not r.note and (at is None or (r.hour, r.minute) == at)]
+    """Move the alarm `at` (hour, minute), the one of id `which` (a reminder too: "make it 7" just after one), or the
+    only one, to `to`: on `days` if the request named any, else on its own; ask which when several could be meant;
+    set one when there is none to move. `near`: `to` named no half of the day, so it is the one nearer the alarm moved
+    ("change my 7 am alarm to 6" is 6 am)."""
+    if which is not None:
+        alarms = [r for r in reminders.alarms() if r.id == which]
+    else:
+        alarms = [r for r in reminders.alarms() if not r.note and (at is None or (r.hour, r.minute) == at)]
     if not alarms and at is not None:
         return Reply(f"There is no alarm at {say_clock(*at)}.")
     if not alarms:
@@ -163,11 +168,15 @@ def move_alarm(
     old = alarms[0]
     to = _nearer(to, (old.hour, old.minute)) if near else to
     days, once = (days, once) if days else (old.days, old.once)
-    made = set_alarm(reminders, *to, days, now_wall, once=once)
+    made = set_alarm(reminders, *to, days, now_wall, old.note, once)
     if not made.changed:
         return made  # it could not be set: the old one stays
     reminders.remove([old])
-    moved = f"Your alarm is now {say_alarm(*to, days, once)}, not {say_clock(old.hour, old.minute)}"
+    if old.note:
+        when = f"{say_alarm(*to, days, once)}, not {say_clock(old.hour, old.minute)}"
+        moved = f"OK. I'll remind you to {old.note} at {when}"
+    else:
+        moved = f"Your alarm is now {say_alarm(*to, days, once)}, not {say_clock(old.hour, old.minute)}"
     return Reply(
         f"{moved}, but it can't ring until my clock is set. {TELL_THE_TIME}" if now_wall is None else f"{moved}.",
         changed=True,

@@ -196,13 +196,7 @@ class Skills:
             return SkillCall("timer_change", {"seconds": seconds, "id": it.id}, said.read_as, said.by_meaning)
         hour, minute = (_int(a, "number"), 0) if "number" in a else (_int(a, "hour"), _int(a, "minute"))
         near = a.get("near") or ("number" in a and 1 <= hour <= 12)
-        at: dict[str, intents.Arg] = {
-            "hour": hour,
-            "minute": minute,
-            "from_hour": it.hour,
-            "from_minute": it.minute,
-            "near": bool(near),
-        }
+        at: dict[str, intents.Arg] = {"hour": hour, "minute": minute, "id": it.id, "near": bool(near)}
         return SkillCall("alarm_move", at, said.read_as, said.by_meaning)
 
     def _cancel_it(self, said: SkillCall) -> SkillCall | None:
@@ -357,8 +351,8 @@ class Skills:
             case "alarm_move":
                 days, once = alarm_days(a, self.wall())
                 at = (_int(a, "from_hour"), _int(a, "from_minute")) if "from_hour" in a else None
-                to = (_int(a, "hour"), _int(a, "minute"))
-                return move_alarm(self.reminders, at, to, days, once, self.wall(), near=bool(a.get("near")))
+                to, which = (_int(a, "hour"), _int(a, "minute")), (_int(a, "id") if "id" in a else None)
+                return move_alarm(self.reminders, at, to, days, once, self.wall(), bool(a.get("near")), which)
             case "cancel_what":
                 return cancel_what(self.reminders, str(a.get("named", "")))
             case "reminder_list":

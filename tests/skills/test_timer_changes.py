@@ -273,3 +273,13 @@ def test_the_volume_moves_by_as_much_as_asked() -> None:
 def test_asked_what_it_is_with_no_model_named_it_names_none_twice() -> None:
     reply = _said(_skills(Boot()), "what's your name")[1]
     assert "A small language model answers your questions" in reply and reply.count("small language model") == 1
+
+
+def test_make_it_just_after_a_reminder_was_set_moves_that_reminder() -> None:
+    skills = _skills(Boot())
+    _said(skills, "remind me to call mum at 11 pm")
+    assert _said(skills, "make it 11:30") == (
+        "alarm_move",
+        "OK. I'll remind you to call mum at eleven thirty pm, not eleven o'clock pm.",
+    )
+    assert [(a.hour, a.minute, a.note) for a in skills.reminders.alarms()] == [(23, 30, "call mum")]
