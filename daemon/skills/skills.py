@@ -399,6 +399,8 @@ class Skills:
                 return Reply(honest.offline(str(a.get("topic", ""))))
             case "pace" if self.voice is not None:
                 return Reply(pace.change(self.voice, str(a.get("action", ""))))
+            case unfollowed.SKILL if "number" in a:
+                return Reply(unfollowed.no_unit(_int(a, "number")))
             case unfollowed.SKILL:
                 return Reply(unfollowed.REPLIES[str(a.get("job", ""))])
             case "about":

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from daemon.skills.amounts import digits, strip_fillers
 from daemon.skills.intents import SkillCall, normalise
 
 SKILL: Final = "unfollowed"
@@ -121,7 +122,20 @@ def job_of(text: str) -> str | None:
     return None if job in _ITS_OWN and _ELSEWHERE.search(said) else job
 
 
+_NO_UNIT: Final = re.compile(r"(?:timer|remind me|countdown)(?: (?:for|of|in))? (\d{1,3})")
+"""A timer's length said with no unit ("timer for 45"): which unit is asked, once the words are known to end there
+(never at a pause: "set a timer for 45 ..." may go on "... minutes")."""
+
+
 def unfollowed(text: str) -> SkillCall | None:
     """The call that says nothing was done and how to ask, for a request of the box's own jobs no skill read."""
     job = job_of(text)
+    said = digits(strip_fillers(normalise(text))).rstrip(". ")
+    if job == "timer" and (bare := _NO_UNIT.search(said)) and bare.end() == len(said):
+        return SkillCall(SKILL, {"job": job, "number": int(bare[1])})
     return SkillCall(SKILL, {"job": job}) if job is not None else None
+
+
+def no_unit(number: int) -> str:
+    """What the box says to a timer of `number` said with no unit."""
+    return f"{number} what: minutes or seconds? Say, for example: set a timer for {number} minutes."

@@ -283,3 +283,12 @@ def test_make_it_just_after_a_reminder_was_set_moves_that_reminder() -> None:
         "OK. I'll remind you to call mum at eleven thirty pm, not eleven o'clock pm.",
     )
     assert [(a.hour, a.minute, a.note) for a in skills.reminders.alarms()] == [(23, 30, "call mum")]
+
+
+def test_a_timer_said_with_no_unit_is_asked_which_when_its_words_end_there() -> None:
+    # NOTE: "Timer for 45." was told "I didn't follow that, so I haven't set or changed any timer. …"
+    skills = _skills(Boot())
+    assert skills.route("Timer for 45.") is None  # no skill reads it: at a pause, "... minutes" may follow
+    call = skills.unfollowed("Timer for 45.") or pytest.fail("not told")
+    assert skills.run(call).text == "45 what: minutes or seconds? Say, for example: set a timer for 45 minutes."
+    assert skills.reminders.all() == []
