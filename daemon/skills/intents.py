@@ -14,7 +14,7 @@ import time
 from importlib import resources
 from typing import Any, Final
 
-from daemon.skills import chance, counting, facts, number_facts, unable
+from daemon.skills import chance, counting, facts, make_it, number_facts, unable
 from daemon.skills.amounts import digits, read_duration, read_volume, strip_fillers
 from daemon.skills.calc import Unanswerable, work_out
 from daemon.skills.call import Arg as Arg
@@ -232,8 +232,7 @@ def _text(values: dict[str, object], name: str) -> str:
     return strip_fillers(str(values.get(name) or ""))
 
 
-_UNIT: Final = re.compile(r"\b(second|sec|minute|min|hour|hr|day|week)s?\b")
-_LENGTH: Final = re.compile(rf"\d|{_UNIT.pattern}")
+_LENGTH: Final = re.compile(r"\d|\b(second|sec|minute|min|hour|hr|day|week)s?\b")
 ASKING: Final = re.compile(
     r"(?:what|what's|why|how|who|where|when|which|whose|should|shall|is|are|am|do|does|did|was|were|has|have)\b"
 )
@@ -289,7 +288,7 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             length = read_duration(_text(v, "duration"))
             return SkillCall("timer_change", {"seconds": length, **_named(v)}) if length is not None else None
         case "TalkboxChangeIt":
-            return change_it_call(_text(v, "change_to"))
+            return make_it.read(_text(v, "change_to"))
         case "HassTimerStatus" | "TalkboxTimerLeft" if _named(v).get("name") in ("alarm", "next alarm"):
             return SkillCall("alarm_list")  # NOTE: "how long until my alarm goes off" asks of the alarm
         case "HassTimerStatus" | "TalkboxTimerLeft":
@@ -398,23 +397,6 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             found = facts.read(fact, v, said)
             return SkillCall(*found) if found is not None else None
     return None
-
-
-def change_it_call(said: str) -> SkillCall | None:
-    """ "Make it {said}": a length ("20 minutes"), a clock time ("7:30", "8 am") or a bare number ("15", whose unit
-    is the timer's or the alarm's just set: skills.py), or a volume ("50 percent"); None when it says none of them."""
-    if re.search(r"percent|%", said) and (level := read_volume(said)) is not None:
-        return SkillCall("volume", {"action": "set", "level": level})
-    if _UNIT.search(said):
-        length = read_duration(said)
-        return SkillCall("change_it", {"seconds": length}) if length is not None else None
-    if re.fullmatch(r"\d{1,3}", number := digits(said)):
-        return SkillCall("change_it", {"number": int(number)})
-    at = parse_clock_time(said)
-    if at is None:
-        return None
-    near = {"near": True} if names_no_half_of_day(said) else {}
-    return SkillCall("change_it", {"hour": at.hour, "minute": at.minute, **near})
 
 
 def calc_call(value: float | Unanswerable | None) -> SkillCall | None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime
 import logging
-import math
 import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, Protocol
@@ -17,6 +16,7 @@ from daemon.skills import (
     going_on,
     honest,
     intents,
+    make_it,
     number_facts,
     pace,
     time_ahead,
@@ -184,20 +184,9 @@ class Skills:
 
     def _change_it(self, said: SkillCall) -> SkillCall | None:
         """The call that changes the timer or alarm just set or asked about, or the only one held, to what "make it
-        …" says: a bare number in the timer's unit ("make it 15" after 10 minutes) or as the alarm's hour."""
+        …" says (daemon/skills/make_it.py)."""
         held = self.reminders.all()
-        it = self._just_set() or (held[0] if len(held) == 1 else None)
-        a = said.args
-        if it is None or (it.kind is Kind.TIMER and "hour" in a) or (it.kind is Kind.ALARM and "seconds" in a):
-            return None
-        if it.kind is Kind.TIMER:
-            number = _int(a, "number")
-            seconds = _int(a, "seconds") if "seconds" in a else number * _unit_of(number, it.seconds)
-            return SkillCall("timer_change", {"seconds": seconds, "id": it.id}, said.read_as, said.by_meaning)
-        hour, minute = (_int(a, "number"), 0) if "number" in a else (_int(a, "hour"), _int(a, "minute"))
-        near = a.get("near") or ("number" in a and 1 <= hour <= 12)
-        at: dict[str, intents.Arg] = {"hour": hour, "minute": minute, "id": it.id, "near": bool(near)}
-        return SkillCall("alarm_move", at, said.read_as, said.by_meaning)
+        return make_it.resolve(said, self._just_set() or (held[0] if len(held) == 1 else None))
 
     def _cancel_it(self, said: SkillCall) -> SkillCall | None:
         """The call that cancels the timer or alarm just set or asked about, if it is still there ("cancel it")."""
@@ -462,12 +451,6 @@ class Skills:
         if self.voice is not None:
             kept["pace"] = self.voice.pace
         return kept
-
-
-def _unit_of(number: int, seconds: int) -> int:
-    """The unit, in seconds, a bare number changing a timer of `seconds` means: of hours, minutes and seconds, the
-    one that makes the new length likest the old ("make it 2" after 90 seconds is 2 minutes, after an hour 2 hours)."""
-    return min((3600, 60, 1), key=lambda unit: abs(math.log(max(number, 1) * unit / max(seconds, 1))))
 
 
 def _int(args: dict[str, intents.Arg], name: str) -> int:

@@ -130,7 +130,7 @@ _NO_UNIT: Final = re.compile(r"(?:timer|remind me|countdown)(?: (?:for|of|in))? 
 def unfollowed(text: str) -> SkillCall | None:
     """The call that says nothing was done and how to ask, for a request of the box's own jobs no skill read."""
     job = job_of(text)
-    said = digits(strip_fillers(normalise(text))).rstrip(". ")
+    said = digits(strip_fillers(normalise(text))).rstrip(". ") if job == "timer" else ""
     if job == "timer" and (bare := _NO_UNIT.search(said)) and bare.end() == len(said):
         return SkillCall(SKILL, {"job": job, "number": int(bare[1])})
     return SkillCall(SKILL, {"job": job}) if job is not None else None
