@@ -42,6 +42,7 @@ KINDS: Final = (
     "spelling",
     "howwhy",
     "units",
+    "claim",
     "suggest",
     UNKNOWABLE,
     UNABLE,
