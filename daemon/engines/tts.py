@@ -7,6 +7,7 @@ import dataclasses
 import functools
 import json
 import logging
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -185,7 +186,7 @@ class PiperTextToSpeech:
 
     def _synthesized(self, text: str) -> Iterator[bytes]:
         syn, most = self._syn, self._max_phonemes  # one pace for the whole text, even if it changes meanwhile
-        for sentence in self._voice.phonemize(text):
+        for sentence in self._voice.phonemize(said_as_letters(text)):
             runs = list(phoneme_runs(sentence, most))
             for k, run in enumerate(runs, 1):
                 audio = self._run(run, syn)
@@ -223,3 +224,16 @@ def phoneme_runs(phonemes: list[str], limit: int) -> Iterator[list[str]]:
             rest = rest[1:]
     if rest:
         yield rest
+
+
+_AM_PM: Final = re.compile(
+    r"\b(\d{1,2}(?::\d\d)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|\w+ty|o'clock)"
+    r" (am|pm)\b",
+    re.IGNORECASE,
+)
+
+
+def said_as_letters(text: str) -> str:
+    """`text` with "am" and "pm" after a time written as the letters they are read as ("seven thirty AM")."""
+    # NOTE: espeak-ng reads a lower-case "am" as the word ("seven thirty 'm"): every alarm said in the morning.
+    return _AM_PM.sub(lambda m: f"{m[1]} {m[2].upper()}", text)

@@ -311,7 +311,7 @@ def cancel_what(reminders: Reminders, named: str = "") -> Reply:
 
 
 def _when(reminder: Reminder, now_boot: float) -> str:
-    """When a reminder rings, as said in a list: "in 5 minutes", "at six o'clock pm on Friday"."""
+    """When a reminder rings, as said in a list: "in 5 minutes", "at six pm on Friday"."""
     if reminder.kind is Kind.TIMER:
         return f"in {say_length(reminder.left_s(now_boot))}"
     return f"at {say_alarm(reminder.hour, reminder.minute, reminder.days, reminder.once)}"

@@ -23,13 +23,14 @@ def say_clock(hour: int, minute: int) -> str:
     if (hour, minute) == (12, 0):
         return "twelve noon"
     h12 = hour % 12 or 12
+    # NOTE: on the hour, "seven am", as people say it: "seven o'clock am" is nobody's.
     if minute == 0:
-        mins = "o'clock"
+        mins = ""
     elif minute < 10:
-        mins = f"oh {pronounce_number(minute, 'en')}"
+        mins = f" oh {pronounce_number(minute, 'en')}"
     else:
-        mins = pronounce_number(minute, "en")
-    return f"{pronounce_number(h12, 'en')} {mins} {'am' if hour < 12 else 'pm'}"
+        mins = f" {pronounce_number(minute, 'en')}"
+    return f"{pronounce_number(h12, 'en')}{mins} {'am' if hour < 12 else 'pm'}"
 
 
 def say_time(epoch: float) -> str:

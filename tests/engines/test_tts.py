@@ -110,3 +110,14 @@ def test_a_slower_pace_says_the_same_words_more_slowly_and_makes_kept_replies_ag
     silence = len(tts._silence)  # the pause after the sentence does not stretch
     assert 1.1 < (slower - silence) / (usual - silence) < 1.3  # Piper's speech grows less than its length scale
     assert sum(len(chunk) for chunk in tts.synthesize(sentence)) == usual  # back at its usual pace
+
+
+def test_a_time_in_the_morning_is_said_with_the_letters_am_not_the_word(tts) -> None:  # type: ignore[no-untyped-def]
+    from daemon.engines.tts import said_as_letters
+
+    # NOTE: espeak-ng, Piper's phonemizer, read "seven thirty am" as "seven thirty 'm".
+    assert said_as_letters("Alarm set for seven thirty am. I am here.") == "Alarm set for seven thirty AM. I am here."
+    assert said_as_letters("at 7 pm, or six fifteen am") == "at 7 PM, or six fifteen AM"
+    (letters,) = tts._voice.phonemize(said_as_letters("seven am"))
+    (word,) = tts._voice.phonemize("seven am")
+    assert "".join(letters).endswith("eɪˈɛm") and not "".join(word).endswith("eɪˈɛm")

@@ -143,12 +143,12 @@ def test_a_timer_is_changed_by_its_name_and_time_is_taken_off() -> None:
 def test_make_it_just_after_an_alarm_was_set_moves_that_alarm_in_its_half_of_the_day() -> None:
     skills = _skills(Boot())
     _said(skills, "set an alarm for 7 am")
-    assert _said(skills, "make it 7:30") == ("alarm_move", "Your alarm is now seven thirty am, not seven o'clock am.")
-    assert _said(skills, "make it 8") == ("alarm_move", "Your alarm is now eight o'clock am, not seven thirty am.")
+    assert _said(skills, "make it 7:30") == ("alarm_move", "Your alarm is now seven thirty am, not seven am.")
+    assert _said(skills, "make it 8") == ("alarm_move", "Your alarm is now eight am, not seven thirty am.")
     # NOTE: "6" alone is 6 pm for a new alarm; moving a morning alarm, it is the morning's.
     assert _said(skills, "change the alarm to 6") == (
         "alarm_move",
-        "Your alarm is now six o'clock am, not eight o'clock am.",
+        "Your alarm is now six am, not eight am.",
     )
     assert [(a.hour, a.minute) for a in skills.reminders.alarms()] == [(6, 0)]
 
@@ -193,7 +193,7 @@ def test_skipping_the_next_alarm_keeps_a_repeating_one_and_a_one_off_one_goes() 
     before = skills.reminders.alarms()[0].ends_wall
     skill, said = _said(skills, "skip tomorrow's alarm")
     assert skill == "alarm_skip"
-    assert re.fullmatch(r"Your seven o'clock am alarm won't ring on \w+day; it rings again on \w+day\.", said), said
+    assert re.fullmatch(r"Your seven am alarm won't ring on \w+day; it rings again on \w+day\.", said), said
     assert [a.ends_wall - before for a in skills.reminders.alarms()] == [pytest.approx(86400, abs=3600)]
     _said(skills, "cancel all alarms")
     _said(skills, "set an alarm for 6 am")
@@ -215,7 +215,7 @@ def test_an_alarm_is_cancelled_by_its_days_and_asked_how_long_until_it_rings() -
 def test_a_reminder_said_with_its_days_before_its_time_repeats() -> None:
     skills = _skills(Boot())
     skill, said = _said(skills, "remind me every day at 8 am to take my vitamins")
-    assert skill == "alarm_set" and said.startswith("OK. At eight o'clock am every day, I'll remind you to take")
+    assert skill == "alarm_set" and said.startswith("OK. At eight am every day, I'll remind you to take")
     assert [(a.days, a.note) for a in skills.reminders.alarms()] == [((0, 1, 2, 3, 4, 5, 6), "take your vitamins")]
 
 
@@ -248,11 +248,11 @@ def test_another_timer_asked_for_in_passing_is_set_and_the_tea_one_is_the_tea_ti
         # midnight?" was the sun's ("sunrise and sunset depend on where you are"); "How many hours until 9 am?" was the
         # model's, which does not know the time.
         ("what's the time in 20 minutes", "In 20 minutes, it will be ten twenty pm."),
-        ("what time will it be in 3 hours", "In 3 hours, it will be one o'clock am tomorrow."),
+        ("what time will it be in 3 hours", "In 3 hours, it will be one am tomorrow."),
         ("how long until midnight", "It's 2 hours until midnight."),
-        ("how many hours until 9 am", "It's 11 hours until nine o'clock am tomorrow."),
-        ("how long do I have until 11", "It's 1 hour until eleven o'clock pm."),
-        ("is it morning or evening", "It's ten o'clock pm."),
+        ("how many hours until 9 am", "It's 11 hours until nine am tomorrow."),
+        ("how long do I have until 11", "It's 1 hour until eleven pm."),
+        ("is it morning or evening", "It's ten pm."),
     ],
 )
 def test_the_clock_is_read_ahead_from_the_time_now(said: str, reply: str) -> None:
@@ -280,7 +280,7 @@ def test_make_it_just_after_a_reminder_was_set_moves_that_reminder() -> None:
     _said(skills, "remind me to call mum at 11 pm")
     assert _said(skills, "make it 11:30") == (
         "alarm_move",
-        "OK. I'll remind you to call mum at eleven thirty pm, not eleven o'clock pm.",
+        "OK. I'll remind you to call mum at eleven thirty pm, not eleven pm.",
     )
     assert [(a.hour, a.minute, a.note) for a in skills.reminders.alarms()] == [(23, 30, "call mum")]
 
