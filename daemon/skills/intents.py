@@ -19,6 +19,7 @@ from daemon.skills.amounts import digits, read_duration, read_volume, strip_fill
 from daemon.skills.calc import Unanswerable, work_out
 from daemon.skills.call import Arg as Arg
 from daemon.skills.call import SkillCall as SkillCall
+from daemon.skills.facts import claims
 from daemon.skills.honest import TOPICS, is_amount, is_device, is_now, is_product, is_title
 from daemon.skills.misheard import readings
 from daemon.skills.reminder_args import SNOOZE_S, alarm_call, noted, off_the_clock, part_of_day_call, timer_call
@@ -81,10 +82,11 @@ def skill_vocabulary() -> frozenset[str]:
     # NOTE: no loose reading is taken for the offline topics, so their words ("late", "race") are not the skills';
     # nor for chance, whose "or" ("heads or tails") kept "set a time or for ten minutes" from reading as "timer";
     # nor for the questions about the box itself ("is this a person or a computer"), nor for counting aloud or a
-    # number's facts; nor for the distance between two places, whose words ("between", "apart") are everyone's.
+    # number's facts; nor for the distance between two places, whose words ("between", "apart") are everyone's; nor
+    # for a claim to check, whose "or" and "than" are every comparison's, nor for the periodic table as a whole.
     leave_out = frozenset(
-        {"TalkboxOffline", "TalkboxAbout", "TalkboxDistance", "TalkboxDayPart"}
-        | {*chance.INTENTS, *counting.INTENTS, *number_facts.INTENTS}
+        {"TalkboxOffline", "TalkboxAbout", "TalkboxDistance", "TalkboxDayPart", "TalkboxElementTable"}
+        | {*chance.INTENTS, *counting.INTENTS, *number_facts.INTENTS, *claims.INTENTS}
     )
     return skill_words(sentences(), leave_out=leave_out)
 
@@ -113,6 +115,8 @@ def normalise(text: str) -> str:
     text = re.sub(r"\$ ?(\d+(?:\.\d+)?)", r"\1 dollars", text)
     # NOTE: Whisper writes a quick "for" before a number as "4" ("set an alarm 4 6 tomorrow morning" was set for 4).
     text = re.sub(r"\b(alarm|timer|reminder|up|me) 4 (?=\d)", r"\1 for ", text)
+    # NOTE: Whisper writes a name ending in s as a possessive now and then ("Is Mars' bigger than Earth?").
+    text = re.sub(r"(?<=\ws)'(?=\s|$)", "", text)
     text = re.sub(r"[!?;\"]", " ", text)
     text = re.sub(r"(?<!\d)[.,](?!\d)", " ", text)  # keep "7.30" and "2.5", drop sentence punctuation
     return _ADDRESS.sub("", " ".join(text.split()), count=1)
@@ -195,7 +199,7 @@ def _misheard(said: str, pieces: tuple[str, ...]) -> SkillCall | None:
     return None
 
 
-_NOT_READ_LOOSELY: Final = frozenset({"offline", "remind_when", "about", "number_fact", "weekday", "count"})
+_NOT_READ_LOOSELY: Final = frozenset({"offline", "remind_when", "about", "number_fact", "weekday", "count", "claim"})
 """Skills a loose reading never reaches: a question misheard towards them (what the box cannot know, how to ask,
 what it is) stays the model's; so does one whose answer is its number or date ("is 221 a prime number or", cut off at
 a pause, was read without its "or"), which a word read otherwise would change without a sign."""

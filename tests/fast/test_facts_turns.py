@@ -1,7 +1,7 @@
 """Facts inside the box's one assembly, on the stand-in engines: a country, an element, a planet, a holiday, a leap
-year or a spelling is answered by its skill in a turn of its own, the model never asked (not even for a tool call);
-the calendar goes by the box's trusted clock and says so when nothing vouches for it; a spoken spelling request is
-heard, answered and said; questions near the facts but outside the data still go to the model."""
+year, a spelling or a claim to check is answered by its skill in a turn of its own, the model never asked (not even
+for a tool call); the calendar goes by the box's trusted clock and says so when nothing vouches for it; a spoken
+spelling request is heard, answered and said; questions near the facts but outside the data still go to the model."""
 
 from __future__ import annotations
 
@@ -43,6 +43,10 @@ FACTS = [
     ("count to five", "count", "1, 2, 3, 4, 5."),
     ("is ninety one a prime number", "number_fact", "No, 91 is not a prime number: it's 7 times 13."),
     ("how do you spell necessary", "spell", "Necessary is spelled N, E, C, E, S, S, A, R, Y."),
+    ("is sydney the capital of australia", "claim", "No. The capital of Australia is Canberra."),
+    ("does switzerland use the euro", "claim", "No. Switzerland uses the Swiss Franc."),
+    ("is pluto a planet", "claim", "No, Pluto has been called a dwarf planet since 2006, not a planet."),
+    ("how many elements are there", "element", "118 elements have been found and named, from hydrogen to oganesson."),
 ]
 """Each question, the skill that must answer it and its whole reply (by the clock at NOW)."""
 

@@ -16,6 +16,7 @@ from daemon.skills.amounts import strip_fillers
 from daemon.skills.call import Arg
 from daemon.skills.facts import (
     calendar_facts,
+    claims,
     countries,
     day_of_date,
     distances,
@@ -27,13 +28,26 @@ from daemon.skills.facts import (
 from daemon.skills.honest import UNSET_CLOCK
 
 SKILLS: Final = frozenset(
-    {"country", "element", "planet", "holiday", "leap_year", "month_days", "spell", "world_time", "weekday", "distance"}
+    {
+        "country",
+        "element",
+        "planet",
+        "holiday",
+        "leap_year",
+        "month_days",
+        "spell",
+        "world_time",
+        "weekday",
+        "distance",
+        "claim",
+    }
 )
 INTENTS: Final = frozenset(
     {
         "TalkboxCountry",
         "TalkboxCountryRank",
         "TalkboxElement",
+        "TalkboxElementTable",
         "TalkboxElementSymbol",
         "TalkboxElementNumber",
         "TalkboxPlanet",
@@ -44,6 +58,7 @@ INTENTS: Final = frozenset(
         "TalkboxWorldTime",
         "TalkboxWeekday",
         "TalkboxDistance",
+        *claims.INTENTS,
     }
 )
 """The intents of sentences.yaml that ask for a fact."""
@@ -59,6 +74,8 @@ def read(intent: str, v: Mapping[str, object], said: str = "") -> Read | None:
     """The fact skill and its arguments an intent match asks for (`said`: the words matched), or None when its slot
     names no such thing."""
     fact = str(v.get("fact", ""))
+    if intent in claims.INTENTS:
+        return claims.read(intent, v)
     match intent:
         case "TalkboxCountry":
             said = _text(v, "country")
@@ -75,6 +92,8 @@ def read(intent: str, v: Mapping[str, object], said: str = "") -> Read | None:
             if element is None and not v.get("surely"):
                 return None  # "the symbol for peace": no element, and maybe no chemistry at all
             return "element", {"fact": fact, "said": said, **({"number": element.number} if element else {})}
+        case "TalkboxElementTable":
+            return "element", {"fact": fact, "said": ""}
         case "TalkboxElementSymbol":
             symbol = elements.read_symbol(_text(v, "symbol"))
             if symbol is None:
@@ -160,6 +179,8 @@ def answer(skill: str, args: Mapping[str, object], wall: Callable[[], float | No
         case "distance":
             a, b = distances.find(str(args["from"])), distances.find(str(args["to"]))
             return distances.answer(a, b) if a is not None and b is not None else "I don't know where that is."
+        case "claim":
+            return claims.answer(args)
         case "world_time":
             return world_clock.answer(str(args["place"]), tuple(str(args["zones"]).split()), wall()) or UNSET_CLOCK
     return "I don't know that."

@@ -81,7 +81,11 @@ def _names() -> dict[str, str]:
         said = key(spelling)
         if code in countries and said and (said not in codes or said in SHORT_NAMES):
             names.setdefault(said, code)
-    return names
+    return names | {said: code for said, code in ALSO_SAID.items() if said not in names}
+
+
+ALSO_SAID: Final = {"britain": "GB", "america": "US"}
+"""Names people say for a country that no record of the data lists ("Does Britain use the euro?")."""
 
 
 def find(said: str) -> str | None:
@@ -188,6 +192,32 @@ def _ranked_answer(rank: str, code: str, name: str, continent: str = "") -> str:
     return f"{name} is the {extreme} country {where}, {area}."
 
 
+def currencies(code: str) -> tuple[str, ...]:
+    """The ISO 4217 codes of the money a country pays with (funds left out)."""
+    return tuple(str(c) for c in _countries()[code].get("currencies") or [] if str(c) not in FUNDS)
+
+
+def currency_name(code: str) -> str:
+    """A currency's name ("Swiss Franc"), or its code if pycountry has none."""
+    return _currency(code)
+
+
+def languages(code: str) -> tuple[str, ...]:
+    """The names of a country's main languages, as the data lists them."""
+    return tuple(_language(str(c)) for c in _countries()[code].get("languages") or [])
+
+
+def demonym(code: str) -> str:
+    """What a country's people are called ("Mexican"), or ""."""
+    return str(_countries()[code].get("demonym") or "")
+
+
+def figure(code: str, field: str) -> float | None:
+    """A country's "area" (km²) or "population" as the data gives it, or None if it gives none."""
+    value = _countries()[code].get(field)
+    return float(value) if isinstance(value, int | float) and value > 0 else None
+
+
 def _language(code: str) -> str:
     import pycountry
 
@@ -235,17 +265,17 @@ def answer(code: str, fact: str, said: str, continent: str = "") -> str:
                 return f"The capital of {name} is {str(capital).replace(' / ', ', ').rstrip('.')}."
             return f"I don't have a capital for {name}."
         case "currency":
-            codes = [str(c) for c in record.get("currencies") or [] if str(c) not in FUNDS]
+            codes = list(currencies(code))
             if not codes:
                 return f"I don't have the currency of {name}."
             names = [f"the {_currency(c)}" for c in codes]
             return upper_first(f"{name} uses {_listed(names)}.")
         case "languages":
-            languages = [_language(str(c)) for c in record.get("languages") or []]
-            if not languages:
+            spoken = list(languages(code))
+            if not spoken:
                 return f"I don't have the languages of {name}."
-            plural = "languages of {} are" if len(languages) > 1 else "language of {} is"
-            return f"The main {plural.format(name)} {_listed(languages)}."
+            plural = "languages of {} are" if len(spoken) > 1 else "language of {} is"
+            return f"The main {plural.format(name)} {_listed(spoken)}."
         case "population":
             people = record.get("population")
             if not isinstance(people, int) or people <= 0:

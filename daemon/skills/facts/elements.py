@@ -53,6 +53,17 @@ def by_number(number: int) -> Element | None:
     return next((e for e in _table() if e.number == number), None)
 
 
+def densities(*of: Element) -> tuple[float, ...] | None:
+    """Each element's density at room temperature, g/cm³; None if one has none (a gas: its figure is the liquid's)."""
+    found = []
+    for element in of:
+        caveat = str(getattr(element, "density_caveat", "") or "")
+        if element.density is None or caveat.startswith("T=") or caveat == "unavailable":
+            return None
+        found.append(float(element.density))
+    return tuple(found)
+
+
 def _said_name(element: Element, said: str) -> str:
     """The element's name as the user said it, if they used a British spelling of it."""
     asked = said.lower().strip()
@@ -61,6 +72,8 @@ def _said_name(element: Element, said: str) -> str:
 
 def answer(fact: str, element: Element | None, said: str) -> str:
     """What the box says to `fact` about `element`, or that no element answers to what was said."""
+    if fact in TABLE_FACTS:
+        return _table_answer(fact)
     if element is None:
         return _unknown(fact, said)
     name = _said_name(element, said)
@@ -76,6 +89,28 @@ def answer(fact: str, element: Element | None, said: str) -> str:
         case "name":
             return f"{upper_first(name)} is element number {element.number}, symbol {element.symbol}."
     return f"I don't know that about {name}."
+
+
+TABLE_FACTS: Final = frozenset({"count", "heaviest", "lightest"})
+"""What is asked of the whole table rather than of one element."""
+HEAVIEST_IN_NATURE: Final = 92
+"""Uranium: the heaviest element found in nature in more than traces; every heavier one is made."""
+
+
+def _table_answer(fact: str) -> str:
+    table = _table()
+    first, last = table[0], table[-1]
+    match fact:
+        case "count":
+            return f"{len(table)} elements have been found and named, from {first.name} to {last.name}."
+        case "heaviest":
+            natural = by_number(HEAVIEST_IN_NATURE)
+            assert natural is not None
+            return (
+                f"The heaviest element known is {last.name}, element {last.number}, which has only ever been made "
+                f"in a laboratory. The heaviest found in nature is {natural.name}, element {natural.number}."
+            )
+    return f"The lightest element is {first.name}, element {first.number}."
 
 
 def _unknown(fact: str, said: str) -> str:

@@ -42,6 +42,9 @@ PLANETS: Final = (
 )
 """In order from the Sun."""
 MOON: Final = Body("the Moon", 3475)
+DWARF_PLANETS: Final = frozenset({"pluto", "ceres", "eris", "haumea", "makemake"})
+"""The five dwarf planets the IAU recognises (Pluto among them since its 2006 resolution 6A): asked if one is a
+planet, the box says what it is."""
 COLDEST_MEASURED: Final = ("Uranus", -224)
 """The coldest air measured on a planet, °C (Voyager 2, 1986, as NASA reports it): colder than Neptune's, though
 Neptune is colder on average."""
