@@ -92,7 +92,7 @@ def heard(
     return said
 
 
-async def _ask_all(
+async def ask_all(
     config: Config, engines: Engines, asked: Sequence[Asked], say: Callable[[str], None], before: Sequence[str]
 ) -> list[Answered]:
     """Every question a turn of its own in one running assembly, each in a conversation of its own that holds only
@@ -146,7 +146,7 @@ def run_answers(
     asked: list[Asked] = [(q, "typed", q.text, None) for q in questions]
     if spoken:
         asked += heard(spoken, voices, engines.stt, say)
-    rows = asyncio.run(_ask_all(config, engines, asked, say, before))
+    rows = asyncio.run(ask_all(config, engines, asked, say, before))
     typed_s = sorted(r.seconds for r in rows if not r.spoken)
     return {
         "model": engines.llm.model_name,

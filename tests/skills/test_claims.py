@@ -32,6 +32,8 @@ def _answer(said: str) -> str:
         ("Is Madrid the capital of Spain?", "Yes, Madrid is the capital of Spain."),
         ("is new delhi india's capital", "Yes, New Delhi is the capital of India."),
         ("Does Switzerland use the euro?", "No. Switzerland uses the Swiss Franc."),
+        ("Do I use a euro in Norway?", "No. Norway uses the Norwegian Krone."),
+        ("is the capital of vietnam ho chi minh city", "No. The capital of Vietnam is Hanoi."),
         ("can i pay in euros in poland", "No. Poland uses the Zloty."),
         ("do they use dollars in canada", "Yes. Canada uses the Canadian Dollar."),
         ("does canada use us dollars", "No. Canada uses the Canadian Dollar."),

@@ -127,7 +127,7 @@ def _country_claim(about: str, v: Mapping[str, object]) -> Read | None:
                 return None
             return "claim", named | {"claimed": claimed}
         case "currency":
-            money = _singular(_text(v, "money")).removeprefix("the ")
+            money = re.sub(r"^(?:the|a|an) ", "", _singular(_text(v, "money")))  # "do I use a euro in Norway"
             return ("claim", named | {"claimed": money}) if money and set(money.split()) <= _money_words() else None
         case "language":
             language = _text(v, "language")
@@ -144,7 +144,9 @@ _NOT_A_PLACE: Final = frozenset(
 def _a_place(said: str) -> bool:
     from daemon.skills.facts import distances
 
-    return distances.find(said) is not None or countries.find_capital(said) is not None
+    # NOTE: "Ho Chi Minh City" is the tz database's Ho Chi Minh.
+    names = (said, said.removesuffix(" city"))
+    return any(distances.find(n) is not None or countries.find_capital(n) is not None for n in names)
 
 
 def _singular(money: str) -> str:
