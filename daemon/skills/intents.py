@@ -218,7 +218,7 @@ def _match(said: str) -> SkillCall | None:
     """The best template match of normalised words."""
     from hassil import recognize_all
 
-    calls: list[tuple[tuple[bool, int, int], SkillCall]] = []
+    calls: list[tuple[tuple[bool, bool, int, int], SkillCall]] = []
     for result in recognize_all(said, _intents(), slot_lists=_slot_lists(), language="en"):  # type: ignore[arg-type]
         entities = {name: e for name, e in result.entities.items()}
         values = {name: e.value for name, e in entities.items()}
@@ -226,8 +226,10 @@ def _match(said: str) -> SkillCall | None:
         call = _call(result.intent.name, values, said)
         if call is not None:
             # NOTE: hassil's own preference: fewer wildcards, then less text left to a wildcard; a reminder with no
-            # time last ("remind me to {note}" also takes "remind me to call mum at 6 pm").
-            rank = (call.skill == "remind_when", len(wild), sum(len(str(e.text)) for e in wild))
+            # time last ("remind me to {note}" also takes "remind me to call mum at 6 pm"); what cannot be done or
+            # known offline after any skill ("can you pay with euros in Poland" is a claim, not a payment).
+            offline = call.skill == "offline"
+            rank = (call.skill == "remind_when", offline, len(wild), sum(len(str(e.text)) for e in wild))
             calls.append((rank, call))
     return min(calls, key=lambda c: c[0])[1] if calls else None
 

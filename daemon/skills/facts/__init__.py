@@ -25,6 +25,7 @@ from daemon.skills.facts import (
     spelling,
     world_clock,
 )
+from daemon.skills.facts.claim_slots import Read
 from daemon.skills.honest import UNSET_CLOCK
 
 SKILLS: Final = frozenset(
@@ -62,8 +63,6 @@ INTENTS: Final = frozenset(
     }
 )
 """The intents of sentences.yaml that ask for a fact."""
-
-Read = tuple[str, dict[str, Arg]]
 
 
 def _text(values: Mapping[str, object], name: str) -> str:
