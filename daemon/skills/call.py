@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 Arg = str | int | float | bool | tuple[int, ...]
 """A slot's value: text, a number, a yes/no, or days of the week (0 = Monday)."""
+Read = tuple[str, dict[str, Arg]]
+"""A skill and its arguments as a template's slots read, before they are a call."""
 
 
 @dataclass(frozen=True)

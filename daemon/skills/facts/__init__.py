@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Final
 
 from daemon.skills.amounts import strip_fillers
-from daemon.skills.call import Arg
+from daemon.skills.call import Arg, Read
 from daemon.skills.facts import (
     calendar_facts,
     claims,
@@ -25,7 +25,6 @@ from daemon.skills.facts import (
     spelling,
     world_clock,
 )
-from daemon.skills.facts.claim_slots import Read
 from daemon.skills.honest import UNSET_CLOCK
 
 SKILLS: Final = frozenset(

@@ -8,9 +8,6 @@ from typing import Final
 
 from daemon.skills.call import Arg
 
-Read = tuple[str, dict[str, Arg]]
-"""A skill and its arguments."""
-
 
 def text(v: Mapping[str, object], name: str) -> str:
     """A slot's words, lower case, without a tag at its end."""

@@ -11,19 +11,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
+from daemon.skills.call import Read
 from daemon.skills.facts import country_claims, elements, sky
-from daemon.skills.facts.claim_slots import Read, asked, split, text
+from daemon.skills.facts.claim_slots import asked, split, text
 from daemon.skills.speech import say_number, upper_first
 
 INTENTS: Final = frozenset(
     {"TalkboxCountryCheck", "TalkboxCountryCompare", "TalkboxElementCheck", "TalkboxPlanetCheck"}
 )
 """The intents of sentences.yaml that state a claim to check."""
-NOT_PLANETS: Final = {
-    "the sun": "the Sun is a star",
-    "sun": "the Sun is a star",
-    "the moon": "the Moon is Earth's moon",
-}
+NOT_PLANETS: Final = {"sun": "the Sun is a star"}
+"""What is asked of as a planet and is none, besides the Moon (sky.find) and the dwarf planets."""
 
 
 def read(intent: str, v: Mapping[str, object]) -> Read | None:
@@ -56,7 +54,8 @@ def _element_claim(about: str, v: Mapping[str, object]) -> Read | None:
 def _planet_claim(about: str, v: Mapping[str, object]) -> Read | None:
     if about == "planet":
         said = text(v, "claimed")
-        known = sky.find(said) is not None or said.removeprefix("the ") in sky.DWARF_PLANETS or said in NOT_PLANETS
+        name = said.removeprefix("the ")
+        known = sky.find(said) is not None or name in sky.DWARF_PLANETS or name in NOT_PLANETS
         return ("claim", {"about": about, "said": said}) if known else None
     if about == "size":
         a, b = sky.find(text(v, "body")), sky.find(text(v, "other_body"))
@@ -127,8 +126,8 @@ def _masses_compared(a: int, b: int, more: bool, which: bool) -> str:
 
 
 def _planet_answer(said: str) -> str:
-    if said in NOT_PLANETS:
-        return f"No, {NOT_PLANETS[said]}."
+    if (not_one := NOT_PLANETS.get(said.removeprefix("the "))) is not None:
+        return f"No, {not_one}."
     body = sky.find(said)
     if body is not None and body in sky.PLANETS:
         place = sky.PLANETS.index(body) + 1

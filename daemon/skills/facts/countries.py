@@ -197,11 +197,6 @@ def currencies(code: str) -> tuple[str, ...]:
     return tuple(str(c) for c in _countries()[code].get("currencies") or [] if str(c) not in FUNDS)
 
 
-def currency_name(code: str) -> str:
-    """A currency's name ("Swiss Franc"), or its code if pycountry has none."""
-    return _currency(code)
-
-
 def languages(code: str) -> tuple[str, ...]:
     """The names of a country's main languages, as the data lists them."""
     return tuple(_language(str(c)) for c in _countries()[code].get("languages") or [])
@@ -226,7 +221,8 @@ def _language(code: str) -> str:
     return re.split(r"[;,(]", name)[0].strip()  # "Modern Greek (1453-)" is said "Modern Greek"
 
 
-def _currency(code: str) -> str:
+def currency_name(code: str) -> str:
+    """A currency's name ("Swiss Franc"), or its code if pycountry has none."""
     import pycountry
 
     currency = pycountry.currencies.get(alpha_3=code)
@@ -268,7 +264,7 @@ def answer(code: str, fact: str, said: str, continent: str = "") -> str:
             codes = list(currencies(code))
             if not codes:
                 return f"I don't have the currency of {name}."
-            names = [f"the {_currency(c)}" for c in codes]
+            names = [f"the {currency_name(c)}" for c in codes]
             return upper_first(f"{name} uses {_listed(names)}.")
         case "languages":
             spoken = list(languages(code))

@@ -8,9 +8,9 @@ import re
 from collections.abc import Mapping
 from typing import Final
 
-from daemon.skills.call import Arg
-from daemon.skills.facts import countries
-from daemon.skills.facts.claim_slots import Read, asked, split, text
+from daemon.skills.call import Arg, Read
+from daemon.skills.facts import countries, distances
+from daemon.skills.facts.claim_slots import asked, split, text
 from daemon.skills.speech import say_about, upper_first
 
 CLOSE: Final = 0.05
@@ -61,8 +61,6 @@ _NOT_A_PLACE: Final = frozenset(
 
 
 def _a_place(said: str) -> bool:
-    from daemon.skills.facts import distances
-
     # NOTE: "Ho Chi Minh City" is the tz database's Ho Chi Minh.
     names = (said, said.removesuffix(" city"))
     return any(distances.find(n) is not None or countries.find_capital(n) is not None for n in names)
