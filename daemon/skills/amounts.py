@@ -95,6 +95,64 @@ def read_duration(text: str) -> int | None:
     return round(sum(float(number) * _UNIT_S[name] for number, name in found))
 
 
+_ONE_MORE: Final = (
+    r"(?:another|one more|the other|(?:the|an?) (?:second|2nd|third|3rd)(?=\s+(?:one|timer)\b)"
+    r"|(?:one|a|an)(?=\s+(?!(?:half|quarter|second|sec|minute|min|hour|hr|day|week)s?\b)))(?:\s+(?:one|timer))?"
+)
+"""A further timer named between two lengths ("… and another for 10", "… and a second one for 9", "… and a 10 minute
+one"), not the article of a length ("… and an hour", "… and one hour")."""
+_AND_ANOTHER: Final = re.compile(rf"\s+(?:and|then|plus)\s+{_ONE_MORE}(?:\s+(?:for|of|lasting))?\s+")
+"""Between two lengths in a request for one timer: only a further one said ("5 minutes and one for 10"): "an hour
+and a half", "1 hour and 30 minutes" are one length."""
+_AND: Final = re.compile(
+    rf"\s+(?:(?:and|then|plus)\s+)?(?:{_ONE_MORE}|1)\s+(?:for|of|lasting)\s+"
+    rf"|\s+(?:and|then|plus)\s+(?!(?:a|an|one)\s+(?:half|quarter)\b)(?:{_ONE_MORE}\s+)?"
+)
+"""Between two lengths once several timers were asked for ("two timers, one for 5 minutes, one for 10")."""
+_UNIT_SAID: Final = re.compile(rf"\b({'|'.join(_UNIT_S)})s?\b")
+_A_LENGTH: Final = rf"{_NUMBER}\s*(?:{'|'.join(_UNIT_S)})s?\b"
+
+
+def read_durations(text: str, several: bool = False) -> tuple[int, ...] | None:
+    """The lengths of the timers `text` asks for at once ("5 minutes and another for 10"; "5 and 10 minutes" once
+    `several` were asked for), or None unless it says two or more."""
+    # NOTE: "one for 5 minutes and one for 10", "one 5 minutes and one 10 minutes"; "1 hour 30 minutes" is no "one".
+    said = re.sub(rf"^(?:{_ONE_MORE}\s+(?:(?:for|of)\s+)?|1\s+(?:for|of)\s+)", "", text.lower())
+    split = re.split(f"({(_AND if several else _AND_ANOTHER).pattern})", said)
+    # NOTE: a bare number takes its unit from a length said after it ("5 and 10 minutes"), or before it only once
+    # another timer was named ("10 minutes and one for 5"): "1 hour and 15" is no second timer of 15 hours.
+    named = re.compile(rf"\b{_ONE_MORE}")
+    parts = [(re.sub(r"\s+(?:one|timer)$", "", p), named.search(b) is not None) for b, p in _pairs(split)]
+    pieces = [(piece, after_one) for part, after_one in parts for piece in _pieces(part, several)]
+    found: list[int] = []
+    for i, (piece, after_one) in enumerate(pieces):
+        if re.fullmatch(_NUMBER, digits(piece)):
+            before = [p for p, _ in pieces[:i][::-1]] if after_one else []
+            units = [m[1] for other in [p for p, _ in pieces[i + 1 :]] + before if (m := _UNIT_SAID.search(other))]
+            piece = f"{digits(piece)} {units[0]}" if units else piece
+        seconds = read_duration(piece)
+        if seconds is None:
+            return None
+        found.append(seconds)
+    return tuple(found) if len(found) >= 2 else None
+
+
+def _pairs(split: list[str]) -> list[tuple[str, str]]:
+    """re.split's parts and separators as (the separator before, the part)."""
+    return list(zip(["", *split[1::2]], split[::2], strict=True))
+
+
+def _pieces(part: str, several: bool) -> list[str]:
+    """`part` as lengths: once several timers were asked for, "5 minutes 10 minutes" and "5 10" are two."""
+    said = digits(part)
+    if not several:
+        return [part]
+    if re.fullmatch(rf"{_NUMBER}(?:\s+{_NUMBER})+", said):
+        return said.split()
+    split = re.split(rf"(?<=[a-z])\s+(?={_A_LENGTH})", said)
+    return split if len(split) > 1 else [part]  # NOTE: digits() twice is lossy: "1 hour and 0.5" became "1.5"
+
+
 def parse_volume(text: str) -> int | None:
     """A volume level 0-100 ("fifty percent", "7 out of 10", "max"); a bare number up to 10 is out of ten."""
     level = read_volume(text)

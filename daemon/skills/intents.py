@@ -15,14 +15,22 @@ from importlib import resources
 from typing import Any, Final
 
 from daemon.skills import chance, counting, facts, make_it, number_facts, unable
-from daemon.skills.amounts import digits, read_duration, read_volume, strip_fillers
+from daemon.skills.amounts import digits, read_duration, read_durations, read_volume, strip_fillers
 from daemon.skills.calc import Unanswerable, work_out
 from daemon.skills.call import Arg as Arg
 from daemon.skills.call import SkillCall as SkillCall
 from daemon.skills.facts import claims
 from daemon.skills.honest import TOPICS, is_amount, is_device, is_now, is_product, is_title
 from daemon.skills.misheard import readings
-from daemon.skills.reminder_args import SNOOZE_S, alarm_call, noted, off_the_clock, part_of_day_call, timer_call
+from daemon.skills.reminder_args import (
+    SNOOZE_S,
+    alarm_call,
+    noted,
+    off_the_clock,
+    part_of_day_call,
+    timer_call,
+    timers_call,
+)
 from daemon.skills.reminders import length_as_a_name
 from daemon.skills.speech import DAYS
 from daemon.skills.units import convert
@@ -118,7 +126,7 @@ def normalise(text: str) -> str:
     # NOTE: Whisper writes a name ending in s as a possessive now and then ("Is Mars' bigger than Earth?").
     text = re.sub(r"(?<=\ws)'(?=\s|$)", "", text)
     text = re.sub(r"[!?;\"]", " ", text)
-    text = re.sub(r"(?<!\d)[.,](?!\d)", " ", text)  # keep "7.30" and "2.5", drop sentence punctuation
+    text = re.sub(r"(?<!\d)[.,:](?!\d)", " ", text)  # keep "7.30", "7:30" and "2.5", drop sentence punctuation
     return _ADDRESS.sub("", " ".join(text.split()), count=1)
 
 
@@ -266,6 +274,8 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             return SkillCall("date")
         case "TalkboxDay":
             return SkillCall("day")
+        case "HassStartTimer" | "TalkboxTimer" if read_duration(re.sub(r"\b(?:the|my)\b", "", _text(v, "name"))):
+            return None  # NOTE: a length is no name: "set a 45 second timer and a 2 minute", cut off, is no timer yet
         case "HassStartTimer" if "conversation_command" not in v:
             seconds = sum(_number(v, k) * s for k, s in (("hours", 3600), ("minutes", 60), ("seconds", 1)))
             return timer_call(round(seconds), _text(v, "name"))
@@ -276,6 +286,9 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
         case "TalkboxTimer":
             duration = read_duration(_text(v, "duration"))
             return timer_call(duration, _text(v, "name"), _text(v, "note")) if duration is not None else None
+        case "TalkboxTimers":
+            lengths = read_durations(_text(v, "lengths"), several=bool(v.get("several")))
+            return timers_call(lengths) if lengths is not None else None
         case "TalkboxTimerAdd":
             added = read_duration(re.sub(r"\b(more|extra) ", "", _text(v, "duration")))  # "10 more minutes"
             off = {"take_off": True} if v.get("take_off") else {}

@@ -91,6 +91,7 @@ SEED: Final = 0
 FILL: Final = {
     "place": "london", "team": "arsenal", "show": "the news", "company": "apple", "road": "the motorway",
     "subject": "the election", "device": "the kitchen light", "level": "50", "when": "7 am", "duration": "5 minutes",
+    "lengths": "5 minutes and one for 10 minutes",
     "timer_label": "pasta", "name": "pasta", "area": "kitchen", "floor": "upstairs", "amount": "10 dollars",
     "unit": "euros", "expression": "2 plus 2", "country": "france", "element": "gold", "symbol": "au",
     "number": "8", "year": "2030", "word": "cat",

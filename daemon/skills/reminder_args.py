@@ -57,6 +57,11 @@ def timer_call(seconds: int, name: str, note: str = "") -> SkillCall:
     return SkillCall("timer_start", {"seconds": seconds, **({"name": name} if name else {}), **noted(note)})
 
 
+def timers_call(lengths: tuple[int, ...]) -> SkillCall:
+    """Unnamed timers of `lengths` asked for at once ("two timers, one for 5 minutes and one for 10")."""
+    return SkillCall("timer_start", {"seconds": lengths[0], "more": lengths[1:]})
+
+
 _NO_NAME: Final = frozenset({"another", "second", "new", "extra", "other", "separate", "different", "more", "next"})
 """Words before "timer" that say there is one more, not what it is for."""
 SNOOZE_S: Final = 9 * 60

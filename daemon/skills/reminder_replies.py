@@ -22,7 +22,7 @@ from daemon.skills.replies import (
     NOTHING_SET,
     Reply,
 )
-from daemon.skills.speech import DAYS, say_alarm, say_clock, say_days, upper_first
+from daemon.skills.speech import DAYS, say_alarm, say_clock, say_days, say_list, upper_first
 
 
 def find_timers(reminders: Reminders, name: str) -> list[Reminder]:
@@ -63,6 +63,25 @@ def start_timer(
         return Reply(f"OK. In {say_length(seconds)}, I'll remind you to {note}.", changed=True)
     what = upper_first(f"{_a_or_an(name)} timer") if name else "A timer"
     return Reply(f"{what} for {say_length(seconds)}, starting now.", changed=bool(timer))
+
+
+_HOW_MANY: Final = ("", "one", "two", "three", "four", "five")
+
+
+def start_timers(reminders: Reminders, lengths: tuple[int, ...], now_boot: float, now_wall: float) -> Reply:
+    """Start an unnamed timer of each of `lengths`, asked for at once; none when one of them cannot be."""
+    if not all(MIN_TIMER_S <= seconds <= MAX_TIMER_S for seconds in lengths):
+        return Reply(honest.TIMER_LIMITS)
+    started: list[Reminder] = []
+    for seconds in lengths:
+        try:
+            started.append(reminders.timer(seconds, "", now_boot, now_wall))
+        except ValueError as err:
+            reminders.remove(started)  # NOTE: all or none: "the first two are set" is harder to follow than a retry
+            return Reply(f"I can't: {err}.")
+    many = _HOW_MANY[len(lengths)] if len(lengths) < len(_HOW_MANY) else str(len(lengths))
+    said = say_list([say_length(seconds) for seconds in lengths])
+    return Reply(f"{upper_first(many)} timers, for {said}, starting now.", changed=True)
 
 
 def timers_left(reminders: Reminders, name: str, now_boot: float) -> Reply:
@@ -322,8 +341,7 @@ def missed_text(missed: list[Reminder]) -> str:
     said = [f"your {r.label}" for r in missed]
     if not said:
         return ""
-    listed = said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
-    return upper_first(f"{listed} {'was' if len(said) == 1 else 'were'} due while I was off.")
+    return upper_first(f"{say_list(said)} {'was' if len(said) == 1 else 'were'} due while I was off.")
 
 
 def _a_or_an(word: str) -> str:

@@ -40,6 +40,7 @@ from daemon.skills.reminder_replies import (
     set_alarm,
     skip_alarm,
     start_timer,
+    start_timers,
     timer_named,
     timers_left,
 )
@@ -310,6 +311,9 @@ class Skills:
                 return Reply(f"Thanks. My clock now says {say_time(self.clock.now())}.", changed=True)
             case "timer_start" if a.get("snooze") and not self._rang_lately():
                 return Reply(honest.NOTHING_TO_SNOOZE)
+            case "timer_start" if isinstance(more := a.get("more"), tuple) and more:
+                lengths = (_int(a, "seconds"), *more)
+                return start_timers(self.reminders, lengths, self.now_boot(), self.clock.now())
             case "timer_start":
                 name, note = str(a.get("name", "")), str(a.get("note", ""))
                 return start_timer(self.reminders, _int(a, "seconds"), name, self.now_boot(), self.clock.now(), note)

@@ -63,8 +63,12 @@ def say_days(days: tuple[int, ...], once: bool = False) -> str:
         return "every weekend"
     if len(days) == 7:
         return "every day"
-    names = [DAYS[d] for d in days]
-    return "every " + (names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1])
+    return "every " + say_list([DAYS[d] for d in days])
+
+
+def say_list(items: list[str]) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def say_alarm(hour: int, minute: int, days: tuple[int, ...], once: bool = False) -> str:

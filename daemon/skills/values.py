@@ -8,12 +8,12 @@ import functools
 import re
 from typing import Final
 
-from daemon.skills.amounts import read_duration
+from daemon.skills.amounts import read_duration, read_durations, strip_fillers
 from daemon.skills.call import SkillCall
 from daemon.skills.intents import normalise
-from daemon.skills.reminder_args import alarm_call, timer_call
+from daemon.skills.reminder_args import alarm_call, timer_call, timers_call
 from daemon.skills.reminders import say_length
-from daemon.skills.speech import say_alarm
+from daemon.skills.speech import say_alarm, say_list
 from daemon.skills.when import clock_time_put_as, parse_clock_time
 
 LOOSE_SLOTS: Final = frozenset({"timer_start", "alarm_set", "set_time"})
@@ -41,6 +41,8 @@ def read_values(skill: str, text: str) -> SkillCall | None:
     none: for a request read by meaning, which no template took, so no slot holds the value."""
     said = normalise(text)
     match skill:
+        case "timer_start" if (lengths := _lengths_in(said)) is not None:
+            return dataclasses.replace(timers_call(lengths), read_as=said)
         case "timer_start":
             found = _duration_in(said)
             return dataclasses.replace(timer_call(found[0], _timer_name(found[1])), read_as=said) if found else None
@@ -75,6 +77,16 @@ def value_said_as(said: str, duration: str, clock_time: str) -> str | None:
     return clock_time_put_as(said, clock_time)
 
 
+_TIMERS_FOR: Final = re.compile(r"\btimer(s?)\b(?: please)?(?: (?:for|of|lasting))? (.+)")
+
+
+def _lengths_in(said: str) -> tuple[int, ...] | None:
+    """The lengths of several timers asked for at once, said after "timers" ("… two timers one for 5 minutes and one
+    for 10 minutes"), or None."""
+    found = _TIMERS_FOR.search(said)
+    return read_durations(strip_fillers(found[2]), several=bool(found[1])) if found else None
+
+
 def _duration_in(said: str) -> tuple[int, str] | None:
     """The longest run of words saying a duration, in seconds, and the words around it; None if none says one."""
     words = said.split()
@@ -103,6 +115,8 @@ def asked(call: SkillCall) -> str:
     """The request `call` makes, in words a confirmation can ask about ("set a timer for 12 minutes for the rice")."""
     a = call.args
     match call.skill:
+        case "timer_start" if isinstance(more := a.get("more"), tuple):
+            return f"set timers for {say_list([say_length(s) for s in (_whole(a['seconds']), *more)])}"
         case "timer_start":
             name = f" for the {a['name']}" if a.get("name") else ""
             note = f" to remind you to {a['note']}" if a.get("note") else ""

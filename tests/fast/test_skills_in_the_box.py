@@ -216,6 +216,18 @@ def test_time_added_to_a_running_timer_moves_its_ring_and_sets_no_other(box: Ass
     assert [label for label, _ in timers] == ["pasta timer"] and 14 * 60 < timers[0][1] <= 15 * 60
 
 
+def test_two_timers_asked_for_at_once_are_both_shown_and_both_ring_in_turn(
+    box: AssembledBox, model: ScriptedModel
+) -> None:
+    # NOTE: "Set two timers, one for 5 minutes and one for 10 minutes." set the first and said nothing of the second.
+    result = box.ask("Set two timers, one for 1 second and one for 2 seconds.")
+    assert result.answer == "Two timers, for 1 second and 2 seconds, starting now."
+    assert [label for label, _ in of(box.events, RemindersChanged)[-1].timers] == ["1 second timer", "2 second timer"]
+    box.until(lambda: len(of(box.events, Ringing)) == 2, "both timers' rings")
+    assert [e.label for e in of(box.events, Ringing)] == ["1 second timer", "2 second timer"]
+    assert model.asked == []
+
+
 def test_a_skill_answer_may_be_spoken(box: AssembledBox, voice: ToneVoice) -> None:
     result = box.ask("what is 17 times 23", speak=True)
     assert [(e.spoken, e.interrupted) for e in of(box.events, SpeakingFinished)] == [("That's 391.", False)]

@@ -61,7 +61,6 @@ NEAR_MISSES = [
     "can you stop a hurricane",
     "i'm bored",
     "What time does the sun rise in June?",
-    "Set one timer for five minutes and another for twelve minutes.",
     "What day was the Queen's funeral? What day",
     "How many degrees are in a circle?",
     "can you spell that",

@@ -8,7 +8,7 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any, Final
 
-from daemon.skills.speech import say_about, upper_first
+from daemon.skills.speech import say_about, say_list, upper_first
 
 POPULATION_YEAR: Final = 2014
 """About when countryinfo's head counts were made (Spain's is the INE's of 1 January 2014, Australia's mid-2014):
@@ -229,10 +229,6 @@ def currency_name(code: str) -> str:
     return str(currency.name) if currency is not None else code
 
 
-def _listed(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 def named(said: str) -> str:
     """The country as the user named it, in capitals fit to be read ("the United States", "Bosnia and Herzegovina")."""
     words = []
@@ -256,7 +252,7 @@ def answer(code: str, fact: str, said: str, continent: str = "") -> str:
         case "capital":
             capital = NEWER_CAPITALS.get(code) or record.get("capital")
             if isinstance(capital, list):
-                capital = _listed([str(c) for c in capital])
+                capital = say_list([str(c) for c in capital])
             if capital:
                 return f"The capital of {name} is {str(capital).replace(' / ', ', ').rstrip('.')}."
             return f"I don't have a capital for {name}."
@@ -265,13 +261,13 @@ def answer(code: str, fact: str, said: str, continent: str = "") -> str:
             if not codes:
                 return f"I don't have the currency of {name}."
             names = [f"the {currency_name(c)}" for c in codes]
-            return upper_first(f"{name} uses {_listed(names)}.")
+            return upper_first(f"{name} uses {say_list(names)}.")
         case "languages":
             spoken = list(languages(code))
             if not spoken:
                 return f"I don't have the languages of {name}."
             plural = "languages of {} are" if len(spoken) > 1 else "language of {} is"
-            return f"The main {plural.format(name)} {_listed(spoken)}."
+            return f"The main {plural.format(name)} {say_list(spoken)}."
         case "population":
             people = record.get("population")
             if not isinstance(people, int) or people <= 0:
