@@ -22,6 +22,7 @@ from daemon.skills.call import SkillCall as SkillCall
 from daemon.skills.facts import claims
 from daemon.skills.honest import TOPICS, is_amount, is_device, is_now, is_product, is_title
 from daemon.skills.misheard import readings
+from daemon.skills.money import currency_in
 from daemon.skills.reminder_args import (
     SNOOZE_S,
     alarm_call,
@@ -388,7 +389,7 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
         case "TalkboxDecline":
             return SkillCall("decline")
         case "TalkboxCalc":
-            return calc_call(work_out(_text(v, "expression")))
+            return calc_call(work_out(_text(v, "expression")), currency_in(_text(v, "expression")))
         case "TalkboxConvert":
             conversion = convert(_text(v, "amount"), _text(v, "unit"))
             if conversion is None:
@@ -418,11 +419,13 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
     return None
 
 
-def calc_call(value: float | Unanswerable | None) -> SkillCall | None:
-    """The call for a worked-out sum: its value, or why it has none the box can say; None when it is no sum."""
+def calc_call(value: float | Unanswerable | None, currency: str = "") -> SkillCall | None:
+    """The call for a worked-out sum: its value (in `currency`, when it was said in one), or why it has none the box
+    can say; None when it is no sum."""
     if isinstance(value, Unanswerable):
         return SkillCall("calculate", {"impossible": str(value.why), "number": value.number})
-    return SkillCall("calculate", {"value": value}) if value is not None else None
+    in_money = {"currency": currency} if currency else {}
+    return SkillCall("calculate", {"value": value, **in_money}) if value is not None else None
 
 
 def _offline(topic: str, v: dict[str, object]) -> SkillCall | None:

@@ -139,8 +139,11 @@ def _changes(tokens: list[str], vocabulary: frozenset[str]) -> Iterator[Change]:
             for meant in SLIPS.get(token, ()):
                 yield Change(SLIP, i, i + 1, (meant,))
         if token not in vocabulary:
+            # NOTE: never a number word beside a number: "50 cents times 3" read as "50 six times 3" was 168.
+            beside = [t for t in tokens[i - 1 : i] + tokens[i + 1 : i + 2] if t[:1].isdigit() or t in NUMBER_WORDS]
             for meant, cost in sounds_like(token, vocabulary):
-                yield Change(cost, i, i + 1, (meant,))
+                if not (beside and meant in NUMBER_WORDS):
+                    yield Change(cost, i, i + 1, (meant,))
         # NOTE: two words run together only when one is no template's ("can solve" -> "cancel"): two words the
         # templates both use were heard as said ("set one" is not "stop", "of three" is not "over").
         pair = tokens[i : i + 2]

@@ -26,6 +26,7 @@ from daemon.skills.calc import calculate
 from daemon.skills.clock import BoxClock
 from daemon.skills.facts.calendar_facts import day_ahead
 from daemon.skills.intents import SkillCall
+from daemon.skills.money import CURRENCIES, say_money
 from daemon.skills.reminder_args import alarm_days
 from daemon.skills.reminder_replies import (
     add_to_timer,
@@ -369,6 +370,8 @@ class Skills:
                 return change_volume(self.volume, str(a.get("action", "")), a.get("level"))
             case "calculate" if "impossible" in a:
                 return Reply(honest.no_answer(str(a["impossible"]), _float(a, "number")))
+            case "calculate" if str(a.get("currency", "")) in CURRENCIES:
+                return Reply(f"That's {say_money(_float(a, 'value'), str(a['currency']))}.")
             case "calculate":
                 return Reply(f"That's {say_number(_float(a, 'value'))}.")
             case "convert":

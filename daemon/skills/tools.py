@@ -15,6 +15,7 @@ from daemon.errors import TalkboxError
 from daemon.ports import LanguageModel
 from daemon.skills.calc import work_out
 from daemon.skills.intents import SkillCall, calc_call
+from daemon.skills.money import currency_in
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -67,7 +68,7 @@ def parse(line: str) -> SkillCall | None:
     if head.startswith("volume_"):
         return SkillCall("volume", {"action": head.removeprefix("volume_")})
     if head == "calculate":
-        return calc_call(work_out(rest))
+        return calc_call(work_out(rest), currency_in(rest))
     return None
 
 

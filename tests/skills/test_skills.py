@@ -459,6 +459,30 @@ def test_a_share_taken_off_or_added_is_of_the_amount(said: str, value: float) ->
     assert call is not None and call.skill == "calculate" and call.args["value"] == pytest.approx(value)
 
 
+@pytest.mark.parametrize(
+    ("said", "reply"),
+    [
+        ("What's 15 percent of 80 dollars?", "That's 12 dollars."),  # was "That's 12."
+        ("what's 20 percent off 50 pounds", "That's 40 pounds."),
+        ("what's a 15 percent tip on $45", "That's 6 dollars and 75 cents."),
+        ("what is 10 percent of 10 euros", "That's 1 euro."),
+        ("what is 5 percent of 3 dollars", "That's 15 cents."),
+        ("what's 25 percent of 50 pounds", "That's 12.5 pounds."),  # a weight, may be: in decimals, right either way
+        ("10 percent of 30 quid", "That's 3 pounds."),
+        ("what is 10 percent of 1234 yen", "That's 123 yen."),
+        ("20 percent of 50", "That's 10."),
+    ],
+)
+def test_a_sum_of_money_is_said_in_its_currency(said: str, reply: str) -> None:
+    skills = _skills()
+    call = match(said)
+    assert call is not None and skills.run(call).text == reply
+
+
+def test_a_word_beside_a_number_is_never_read_as_a_number_word() -> None:
+    assert match("what is 50 cents times 3") is None  # read as "50 six times 3": "That's 168."
+
+
 def test_an_alarm_is_moved_not_set_again_beside_it() -> None:
     # NOTE: "Change my alarm to 7:30." set a second alarm beside the first (read by meaning as one to set)
     skills = _skills()
