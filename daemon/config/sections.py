@@ -104,6 +104,8 @@ class LlmConfig:
     """Sampling seed; -1 picks a random one per start."""
     system_prompt: Annotated[str, Field(max_length=SYSTEM_PROMPT_MAX_CHARS), Usable] = SPOKEN_SYSTEM_PROMPT
     """Instructions given before every conversation."""
+    check_claims: bool = True
+    """Tell the model to check a yes-or-no question's claim before agreeing (daemon/engines/claim_note.py)."""
     max_question_tokens: Annotated[int, Field(ge=16, le=4096)] = 256
     """Longer questions are cut to this many tokens."""
     hedge_below: Annotated[float, Field(le=0.0)] = -1.5

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from daemon.config import LlmConfig
+from daemon.engines.claim_note import CLAIM_NOTE
 from daemon.engines.history import Message
 from daemon.engines.native import quiet_native_stderr
 from daemon.errors import ConfigError, ModelError
@@ -69,7 +70,8 @@ def check_room(config: LlmConfig, chat: ChatPrompt) -> None:
             f"llm.context_tokens = {config.context_tokens} is more than the {chat.trained_context} tokens the model "
             "was trained for",
         )
-    fixed = len(chat.tokens([{"role": "system", "content": config.system_prompt}, {"role": "user", "content": ""}]))
+    system = f"{config.system_prompt} {CLAIM_NOTE}" if config.check_claims else config.system_prompt
+    fixed = len(chat.tokens([{"role": "system", "content": system}, {"role": "user", "content": ""}]))
     if fixed + config.max_question_tokens + config.max_answer_tokens > config.context_tokens:
         raise ConfigError(
             "config-invalid",

@@ -17,6 +17,7 @@ import numpy as np
 
 from daemon.config import LlmConfig
 from daemon.engines.chat import ChatPrompt, StopFilter, check_room
+from daemon.engines.claim_note import system_prompt_for
 from daemon.engines.cores import CORES, DecodeThreads, configure_openmp, thread_counts
 from daemon.engines.doubt import APOLOGIES, UNSURE, Apology, Doubt
 from daemon.engines.follow_up import leans_back
@@ -163,6 +164,11 @@ class LlamaModel:
             if self._knowledge is not None:
                 self._knowledge.close()
 
+    def _system_for(self, question: str, alone: bool) -> str:
+        """The system prompt `question` is asked with (daemon/engines/claim_note.py)."""
+        prompt = self._config.system_prompt
+        return system_prompt_for(prompt, question, alone) if self._config.check_claims else prompt
+
     def _tokens(self, messages: list[Message]) -> list[int]:
         return self._chat.tokens(messages)
 
@@ -195,7 +201,7 @@ class LlamaModel:
         alone = not leans_back(question, finished)
         with self.conversation.lock:
             messages, _ = self.conversation.fit(
-                cfg.system_prompt, question, lambda m: len(self._tokens(m)), budget, alone
+                self._system_for(question, alone), question, lambda m: len(self._tokens(m)), budget, alone
             )
         tokens = self._tokens(messages)
         ends = [i for i, t in enumerate(tokens) if self._chat.is_eog(t)]
@@ -434,7 +440,7 @@ class LlamaModel:
         with self.conversation.lock:
             before = len(self.conversation)
             messages, _ = self.conversation.fit(
-                cfg.system_prompt, question, lambda m: len(self._tokens(m)), budget, alone
+                self._system_for(question, alone), question, lambda m: len(self._tokens(m)), budget, alone
             )
             dropped = before - len(self.conversation)
         tokens, article = self._read(messages, question, budget)

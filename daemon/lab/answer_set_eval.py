@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import re
+from pathlib import Path
 
 from daemon.lab.evaluation import answers
 from daemon.skills.learned import QUESTIONS_FILE
@@ -38,10 +39,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("mark", help='how the line that opens the set starts, e.g. "[claim]"')
     parser.add_argument("--typed-only", action="store_true", help="no voices")
+    parser.add_argument("--config", help="a config file (a system prompt to try, say)")
+    parser.add_argument("--show", action="store_true", help="each question's answer and verdict")
     args = parser.parse_args()
     texts = set(texts_of(QUESTIONS_FILE.read_text(encoding="utf-8"), args.mark))
     questions = tuple(q for q in answers.QUESTIONS if q.text in texts)
-    config = answers_eval.greedy(load_config(None))
+    config = answers_eval.greedy(load_config(Path(args.config) if args.config else None))
     engines = load_engines(config)
     try:
         asked: list[answers_eval.Asked] = [(q, "typed", q.text, None) for q in questions]
@@ -51,6 +54,8 @@ def main() -> None:
         rows = asyncio.run(answers_eval.ask_all(config, engines, asked, lambda _: None, ()))
     finally:
         engines.close()
+    for row in rows if args.show else []:
+        print(f"{answers.split(row.question):8} {row.verdict.outcome:6} {row.heard!r} -> {row.answer!r}")
     for spoken in (False, True):
         for half in ("tune", "held-out"):
             kept = [r for r in rows if r.spoken == spoken and answers.split(r.question) == half]

@@ -55,6 +55,22 @@ def test_a_question_no_offline_box_can_know_gets_the_models_own_apology_not_its_
     llm.conversation.forget()
 
 
+@pytest.mark.parametrize(
+    ("question", "opens", "names"),
+    [
+        ("Is Chicago the capital of Illinois?", "No", "Springfield"),  # was "Yes, Chicago is the capital of Illinois."
+        ("Did the Titanic sink in 1920?", "No", ""),  # was "Sorry, but I can't know that offline."
+        ("Is a penguin a bird?", "Yes", ""),
+    ],
+)
+def test_a_claim_is_checked_not_agreed_with(llm, question: str, opens: str, names: str) -> None:  # type: ignore[no-untyped-def]
+    llm.conversation.forget()
+    answer = "".join(llm.respond(question)).strip()
+    assert answer.startswith(opens) and names in answer, answer
+    assert judge(next(q for q in QUESTIONS if q.text == question), answer).outcome == "right"
+    llm.conversation.forget()
+
+
 def test_follow_up_uses_the_conversation(llm) -> None:  # type: ignore[no-untyped-def]
     llm.conversation.forget()
     "".join(llm.respond("And how many people live there?"))
