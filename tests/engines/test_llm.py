@@ -58,7 +58,7 @@ def test_a_question_no_offline_box_can_know_gets_the_models_own_apology_not_its_
 @pytest.mark.parametrize(
     ("question", "opens", "names"),
     [
-        ("Is Chicago the capital of Illinois?", "No", "Springfield"),  # was "Yes, Chicago is the capital of Illinois."
+        ("Is the heart on the right side of the body?", "No", "left"),  # was "Yes, the heart is on the right side …"
         ("Did the Titanic sink in 1920?", "No", ""),  # was "Sorry, but I can't know that offline."
         ("Is a penguin a bird?", "Yes", ""),
     ],
