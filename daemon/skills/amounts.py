@@ -144,9 +144,9 @@ def _pairs(split: list[str]) -> list[tuple[str, str]]:
 
 def _pieces(part: str, several: bool) -> list[str]:
     """`part` as lengths: once several timers were asked for, "5 minutes 10 minutes" and "5 10" are two."""
-    said = digits(part)
     if not several:
         return [part]
+    said = digits(part)
     if re.fullmatch(rf"{_NUMBER}(?:\s+{_NUMBER})+", said):
         return said.split()
     split = re.split(rf"(?<=[a-z])\s+(?={_A_LENGTH})", said)

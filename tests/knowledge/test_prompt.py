@@ -61,8 +61,13 @@ def test_a_passage_the_context_cannot_hold_is_left_out(llm, reading_config: Conf
     fixed = llm.stats.prompt_tokens
     llm.conversation.forget()
     # Room for the fixed part and a short question, not for a passage besides.
+    # NOTE: without the note a yes-or-no question is given, which the room check counts for every question
     tight = dataclasses.replace(
-        reading_config.llm, context_tokens=512, max_question_tokens=16, max_answer_tokens=512 - fixed - 16
+        reading_config.llm,
+        context_tokens=512,
+        max_question_tokens=16,
+        max_answer_tokens=512 - fixed - 16,
+        check_claims=False,
     )
     model = LlamaModel(select(reading_config, "llm").path, tight, knowledge=load_knowledge(reading_config))
     try:
