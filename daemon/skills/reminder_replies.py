@@ -7,6 +7,8 @@ import datetime
 import re
 from typing import Final
 
+from ovos_number_parser import pronounce_number
+
 from daemon.skills import honest
 from daemon.skills.amounts import digits, read_duration
 from daemon.skills.call import SkillCall
@@ -65,9 +67,6 @@ def start_timer(
     return Reply(f"{what} for {say_length(seconds)}, starting now.", changed=bool(timer))
 
 
-_HOW_MANY: Final = ("", "one", "two", "three", "four", "five")
-
-
 def start_timers(reminders: Reminders, lengths: tuple[int, ...], now_boot: float, now_wall: float) -> Reply:
     """Start an unnamed timer of each of `lengths`, asked for at once; none when one of them cannot be."""
     if not all(MIN_TIMER_S <= seconds <= MAX_TIMER_S for seconds in lengths):
@@ -79,7 +78,7 @@ def start_timers(reminders: Reminders, lengths: tuple[int, ...], now_boot: float
         except ValueError as err:
             reminders.remove(started)  # NOTE: all or none: "the first two are set" is harder to follow than a retry
             return Reply(f"I can't: {err}.")
-    many = _HOW_MANY[len(lengths)] if len(lengths) < len(_HOW_MANY) else str(len(lengths))
+    many = pronounce_number(len(lengths), "en")
     said = say_list([say_length(seconds) for seconds in lengths])
     return Reply(f"{upper_first(many)} timers, for {said}, starting now.", changed=True)
 
