@@ -5,7 +5,11 @@ question ("Is Dallas the capital of Texas?" -> "Yes, Dallas is the capital of Te
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Final
+
+from daemon.engines.history import Message
+from daemon.engines.kv_shift import shared_prefix
 
 CLAIM_NOTE: Final = (
     "Facts of the past, of places, of people and of science you know, offline too: answer them. A question may "
@@ -34,3 +38,10 @@ def system_prompt_for(system_prompt: str, question: str, alone: bool) -> str:
     """The system prompt `question` is asked with: the claim note added to it for a yes-or-no question asked on its
     own (with the conversation, the prompt it shares with the cached one is kept)."""
     return f"{system_prompt} {CLAIM_NOTE}" if alone and asks_yes_or_no(question) else system_prompt
+
+
+def noted_prefix(system_prompt: str, tokens: Callable[[list[Message]], list[int]]) -> list[int]:
+    """The tokens every prompt with the note begins with, up to where the question's words begin."""
+    system: Message = {"role": "system", "content": f"{system_prompt} {CLAIM_NOTE}"}
+    one, other = tokens([system, {"role": "user", "content": "?"}]), tokens([system, {"role": "user", "content": "!"}])
+    return one[: shared_prefix(one, other)]

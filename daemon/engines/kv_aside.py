@@ -23,11 +23,13 @@ WORTH_BRINGING: Final = 16
 
 
 class Aside:
-    """One cached prompt of sequence 0, copied out of a llama-cpp-python model and put back."""
+    """One cached prompt of sequence 0, copied out of a llama-cpp-python model and put back (once, or as often as
+    a prompt begins with it if `held`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, held: bool = False) -> None:
         self._tokens: list[int] = []
         self._state = b""
+        self._held = held
 
     def keep(self, llm: Any, prompt: list[int], conversation: list[int]) -> None:
         """Copy the cache out if evaluating `prompt` would overwrite more of `conversation` (the prompt every next
@@ -36,6 +38,10 @@ class Aside:
         held = shared_prefix(cached, conversation)
         if held - shared_prefix(cached, prompt) < WORTH_KEEPING or held <= shared_prefix(self._tokens, conversation):
             return
+        self.hold(llm)
+
+    def hold(self, llm: Any) -> None:
+        """Copy the cache out as it is."""
         import llama_cpp
 
         ctx = llm._ctx.ctx
@@ -44,8 +50,8 @@ class Aside:
         wrote = llama_cpp.llama_state_seq_get_data(ctx, buffer, size, 0)
         if not wrote:
             return
-        self._tokens, self._state = cached, ctypes.string_at(buffer, wrote)
-        _LOGGER.debug("kept %d cached tokens aside (%d bytes)", len(cached), wrote)
+        self._tokens, self._state = llm.input_ids[: llm.n_tokens].tolist(), ctypes.string_at(buffer, wrote)
+        _LOGGER.debug("kept %d cached tokens aside (%d bytes)", len(self._tokens), wrote)
 
     def bring_back(self, llm: Any, prompt: list[int]) -> bool:
         """Put the kept cache back if it holds more of `prompt` than the model's does; whether it did."""
@@ -57,7 +63,8 @@ class Aside:
         import llama_cpp
 
         tokens, state = self._tokens, self._state
-        self.drop()
+        if not self._held:
+            self.drop()
         llm._ctx.kv_cache_seq_rm(0, -1, -1)
         buffer = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
         if not llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, buffer, len(state), 0):

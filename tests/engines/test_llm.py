@@ -9,6 +9,7 @@ import pytest
 
 from daemon.config import LlmConfig
 from daemon.engines.chat import check_room_of
+from daemon.engines.claim_note import noted_prefix
 from daemon.engines.doubt import APOLOGIES, UNSURE
 from daemon.engines.llm import READ_AHEAD_P_END, LlamaModel
 from daemon.errors import ConfigError
@@ -68,6 +69,23 @@ def test_a_claim_is_checked_not_agreed_with(llm, question: str, opens: str, name
     answer = "".join(llm.respond(question)).strip()
     assert answer.startswith(opens) and names in answer, answer
     assert judge(next(q for q in QUESTIONS if q.text == question), answer).outcome == "right"
+    llm.conversation.forget()
+
+
+def test_a_claim_reads_only_its_own_words_the_note_kept_evaluated(llm) -> None:  # type: ignore[no-untyped-def]
+    llm.conversation.forget()
+    llm.warm_up()  # as the box does once loaded: the system prompt, and the one with the note, evaluated
+    llm.conversation.remember((Exchange("Tell me a joke.", "Why was the maths book sad? Too many problems."),))
+    llm.read_history().result()  # the joke in the cache, as after every answer
+    asked = "Is a penguin a bird?"
+    answer = "".join(llm.respond(asked)).strip()
+    assert answer.startswith("Yes"), answer
+    own = len(llm._llm.tokenize(asked.encode(), add_bos=False))
+    assert llm.stats.prompt_tokens >= len(noted_prefix(llm._config.system_prompt, llm._tokens)) + own  # the note in it
+    assert llm.stats.evaluated_tokens <= own + 8, (llm.stats.evaluated_tokens, own)  # the note's ~60 not read
+    llm.read_history().result()
+    "".join(llm.respond("Why was the book sad?"))  # the joke put back: the follow-up reads its own words only
+    assert llm.stats.evaluated_tokens <= len(llm._llm.tokenize(b"Why was the book sad?", add_bos=False)) + 8
     llm.conversation.forget()
 
 

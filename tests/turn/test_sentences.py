@@ -83,6 +83,11 @@ def test_the_longest_sentence_is_one_piece_at_the_bound() -> None:
         ),
         ("The capital of France is Paris. Yes.", ["The capital of France is Paris.", "Yes."]),
         ("Sorry, I can't know that offline. Yes.", ["Sorry, I can't know that offline.", "Yes."]),  # "that": no clause
+        # the answer to a yes-or-no question says it first: the rest backs it up
+        ("No, the heart is on the left side. Yes.", ["No,", "the heart is on the left side.", "Yes."]),
+        ("yes, a penguin is a bird.", ["yes,", "a penguin is a bird."]),
+        ("Yes. A penguin is a bird.", ["Yes.", "A penguin is a bird."]),
+        ("Nobody knows, sadly. Yes.", ["Nobody knows, sadly.", "Yes."]),
     ],
 )
 def test_the_first_clause_is_released_at_a_comma_or_before_a_clause_word(text: str, sentences: list[str]) -> None:
