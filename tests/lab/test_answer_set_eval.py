@@ -27,9 +27,9 @@ def test_a_set_is_its_questions_after_the_line_that_opens_it_and_no_others() -> 
     assert texts_of(SOURCE, "# A second set") == ["Isn't Sydney the capital of Australia?"]
 
 
-def test_the_three_sets_of_claims_are_every_claim() -> None:
+def test_the_four_sets_of_claims_are_every_claim() -> None:
     source = QUESTIONS_FILE.read_text(encoding="utf-8")
     first, second = texts_of(source, "[claim]"), texts_of(source, "# A second set, written after the first")
-    third = texts_of(source, "# A third set: claims")
-    assert (len(first), len(second), len(third)) == (63, 44, 55)
-    assert set(first) | set(second) | set(third) == {q.text for q in QUESTIONS if q.kind == "claim"}
+    third, fourth = texts_of(source, "# A third set: claims"), texts_of(source, "# A fourth set: what goes around")
+    assert (len(first), len(second), len(third), len(fourth)) == (63, 44, 55, 12)
+    assert set(first) | set(second) | set(third) | set(fourth) == {q.text for q in QUESTIONS if q.kind == "claim"}

@@ -118,6 +118,14 @@ def test_two_countries_compared_name_the_right_one(said: str, reply: str) -> Non
         ("Is Venus the closest planet to the sun?", "No, Mercury is the closest planet to the Sun."),
         ("is neptune the farthest planet from the sun", "Yes, Neptune is the farthest planet from the Sun."),
         ("does mercury have a moon", "Mercury has no moons."),
+        # what goes around what: the model said "Yes, the sun goes around the Earth."
+        ("Does the sun go around the earth?", "No, the Earth goes around the Sun, once a year."),
+        ("is the sun orbiting the earth", "No, the Earth goes around the Sun"),
+        ("does the moon orbit the earth", "Yes, the Moon goes around the Earth, once every 27 days."),
+        ("Does the Earth go around the Moon?", "No, the Earth goes around the Sun, once a year. The Moon goes around"),
+        ("does the moon go around the sun", "Yes, with the Earth: the Moon goes around the Earth"),
+        ("Does Mars revolve around the Earth?", "No, Mars goes around the Sun, once every 687 days."),
+        ("does neptune go round the sun", "Yes, Neptune goes around the Sun, about once every 164 years."),
     ],
 )
 def test_a_claim_about_an_element_or_a_planet_is_checked(said: str, start: str) -> None:
@@ -134,6 +142,9 @@ def test_a_claim_about_an_element_or_a_planet_is_checked(said: str, start: str) 
         "does france use bitcoin",
         "is the capital of scotland glasgow",  # not a country of the data: the model's
         "is gold a metal",
+        "does the moon go around the earth or the sun",  # a choice asked, not a claim
+        "how long does it take the earth to go around the sun",
+        "does pluto go around the sun",  # no planet of the table
     ],
 )
 def test_a_claim_naming_what_the_data_does_not_know_stays_the_models(said: str) -> None:

@@ -57,6 +57,11 @@ def _planet_claim(about: str, v: Mapping[str, object]) -> Read | None:
         name = said.removeprefix("the ")
         known = sky.find(said) is not None or name in sky.DWARF_PLANETS or name in NOT_PLANETS
         return ("claim", {"about": about, "said": said}) if known else None
+    if about == "orbit":
+        mover, centre = sky.in_orbit(text(v, "orbiter")), sky.in_orbit(text(v, "centre"))
+        if mover is None or centre is None or mover == centre:
+            return None
+        return "claim", {"about": about, "a": mover.name, "b": centre.name}
     if about == "size":
         a, b = sky.find(text(v, "body")), sky.find(text(v, "other_body"))
         if a is None or b is None or a == b:
@@ -82,6 +87,10 @@ def answer(args: Mapping[str, object]) -> str:
             return _planet_answer(str(args["said"]))
         case "size":
             return _sizes_compared(str(args["a"]), str(args["b"]), bool(args["more"]), bool(args["which"]))
+        case "orbit":
+            mover, centre = sky.in_orbit(str(args["a"])), sky.in_orbit(str(args["b"]))
+            assert mover is not None and centre is not None
+            return sky.orbit_answer(mover, centre)
         case "closest" | "farthest" | "largest" | "smallest":
             return _planet_end(about, str(args["a"]))
     return "I can't check that."

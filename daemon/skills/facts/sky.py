@@ -1,10 +1,11 @@
-"""The eight planets and Earth's Moon: their order from the Sun, their widths, temperatures and moons.
+"""The eight planets and Earth's Moon: their order from the Sun, their widths, temperatures, moons and years.
 
 No package the box keeps carries the planets, so this one small table is typed here (and only this one).
 Diameters and mean temperatures: NASA's Planetary Fact Sheet (equatorial, km; °C). Moon counts: the IAU Minor Planet
 Center's confirmed moons as reported by NASA and the discoverers, checked 2025-08: Jupiter 95 (February 2024), Saturn
 274 (March 2025, 128 added at once), Uranus 29 (S/2025 U1 found by JWST, announced August 2025), Neptune 16 (February
-2024). The giants' counts still grow, so the box says the year of each count.
+2024). The giants' counts still grow, so the box says the year of each count. Orbital periods (sidereal, days): the
+same fact sheet.
 """
 
 from __future__ import annotations
@@ -28,20 +29,24 @@ class Body:
     moon_names: tuple[str, ...] = ()
     mean_c: int = 0
     """Mean temperature, °C."""
+    year_days: float = 0.0
+    """Once around what it goes around (the Sun; the Earth for the Moon), days."""
 
 
 PLANETS: Final = (
-    Body("Mercury", 4879, mean_c=167),
-    Body("Venus", 12104, mean_c=464),
-    Body("Earth", 12756, 1, moon_names=("the Moon",), mean_c=15),
-    Body("Mars", 6792, 2, moon_names=("Phobos", "Deimos"), mean_c=-65),
-    Body("Jupiter", 142984, 95, 2024, mean_c=-110),
-    Body("Saturn", 120536, 274, 2025, mean_c=-140),
-    Body("Uranus", 51118, 29, 2025, mean_c=-195),
-    Body("Neptune", 49528, 16, 2024, mean_c=-200),
+    Body("Mercury", 4879, mean_c=167, year_days=88.0),
+    Body("Venus", 12104, mean_c=464, year_days=224.7),
+    Body("Earth", 12756, 1, moon_names=("the Moon",), mean_c=15, year_days=365.2),
+    Body("Mars", 6792, 2, moon_names=("Phobos", "Deimos"), mean_c=-65, year_days=687.0),
+    Body("Jupiter", 142984, 95, 2024, mean_c=-110, year_days=4331),
+    Body("Saturn", 120536, 274, 2025, mean_c=-140, year_days=10747),
+    Body("Uranus", 51118, 29, 2025, mean_c=-195, year_days=30589),
+    Body("Neptune", 49528, 16, 2024, mean_c=-200, year_days=59800),
 )
 """In order from the Sun."""
-MOON: Final = Body("the Moon", 3475)
+MOON: Final = Body("the Moon", 3475, year_days=27.3)
+SUN: Final = Body("the Sun", 1392700)
+"""Only as what the planets go around (find() never names it: it is no planet to compare)."""
 DWARF_PLANETS: Final = frozenset({"pluto", "ceres", "eris", "haumea", "makemake"})
 """The five dwarf planets the IAU recognises (Pluto among them since its 2006 resolution 6A): asked if one is a
 planet, the box says what it is."""
@@ -57,6 +62,43 @@ def find(said: str) -> Body | None:
         return MOON
     name = name.removeprefix("the ")
     return next((p for p in PLANETS if p.name.lower() == name), None)
+
+
+def in_orbit(said: str) -> Body | None:
+    """The planet, the Moon or the Sun `said` names, as one of two bodies asked about going around the other."""
+    return SUN if said.lower().strip().removeprefix("the ") == "sun" else find(said)
+
+
+def _called(body: Body) -> str:
+    return "the Earth" if body.name == "Earth" else body.name
+
+
+def _centre(body: Body) -> Body | None:
+    return PLANETS[2] if body is MOON else SUN if body in PLANETS else None
+
+
+def _once(body: Body) -> str:
+    days = body.year_days
+    if body.name == "Earth":
+        return "once a year"
+    return f"once every {round(days)} days" if days < 1000 else f"about once every {round(days / 365.25)} years"
+
+
+def orbit_answer(mover: Body, centre: Body) -> str:
+    """Whether `mover` goes around `centre`, and what goes around what."""
+    around = _centre(mover)
+    if around is centre:
+        return f"Yes, {_called(mover)} goes around {_called(centre)}, {_once(mover)}."
+    if mover is MOON and centre is SUN:
+        return f"Yes, with the Earth: the Moon goes around the Earth, {_once(MOON)}, and the two go around the Sun."
+    if around is None:  # the Sun: what it was asked to go around goes around something else
+        told = centre
+        said = f"No, {_called(told)} goes around {_called(_centre(told) or SUN)}, {_once(told)}."
+    else:
+        said = f"No, {_called(mover)} goes around {_called(around)}, {_once(mover)}."
+        if _centre(centre) is mover:
+            said += f" {_called(centre)[:1].upper()}{_called(centre)[1:]} goes around {_called(mover)}."
+    return said
 
 
 def _moons(body: Body) -> str:
