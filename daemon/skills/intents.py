@@ -124,6 +124,10 @@ def normalise(text: str) -> str:
     text = re.sub(r"\$ ?(\d+(?:\.\d+)?)", r"\1 dollars", text)
     # NOTE: Whisper writes a quick "for" before a number as "4" ("set an alarm 4 6 tomorrow morning" was set for 4).
     text = re.sub(r"\b(alarm|timer|reminder|up|me) 4 (?=\d)", r"\1 for ", text)
+    # NOTE: and "one" as "1" after "another" ("... and a second 1 for 15 minutes" was one timer named "second 1").
+    text = re.sub(
+        r"\b(another|second|other|third) 1\b(?! (?:second|minute|hour|day|week|month|year)s?\b)", r"\1 one", text
+    )
     # NOTE: Whisper writes a name ending in s as a possessive now and then ("Is Mars' bigger than Earth?").
     text = re.sub(r"(?<=\ws)'(?=\s|$)", "", text)
     text = re.sub(r"[!?;\"]", " ", text)
@@ -131,6 +135,10 @@ def normalise(text: str) -> str:
     return _ADDRESS.sub("", " ".join(text.split()), count=1)
 
 
+_ANOTHER_ONE: Final = re.compile(
+    r"\b(another|second|other|third) 1\b(?! (?:second|minute|hour|day|week|month|year)s?\b)"
+)
+"""One more of something, its "one" written as a digit: not one more minute."""
 _ADDRESS: Final = re.compile(
     r"^(?:(?:hey|ok|okay|hi) (?:google|siri|alexa|jarvis|talkbox|talk box|computer|mycroft|nabu)"
     r"|alexa|siri|jarvis|talkbox|talk box|mycroft) (?=\S)"

@@ -475,6 +475,11 @@ def test_a_capital_that_changed_after_the_data_was_made_is_the_new_one() -> None
         ("how far apart are tokyo and sydney", "Tokyo and Sydney are about 7,800 kilometres, or 4,900 miles,"),
         ("how many miles is it from berlin to moscow", "Berlin and Moscow are about 1,600 kilometres, or 1,000 miles"),
         ("how far is new york city from london", "New York and London are about 5,600 kilometres"),
+        # cities no capital and no time zone is named for: GeoNames' (a spoken "Distance from Madrid to Barcelona."
+        # went to the model)
+        ("Distance from Madrid to Barcelona.", "Madrid and Barcelona are about 500 kilometres, or 310 miles,"),
+        ("How far is Tokyo from Osaka?", "Tokyo and Osaka are about 400 kilometres"),
+        ("how far is manchester from liverpool", "Manchester and Liverpool are about 50 kilometres"),
     ],
 )
 def test_the_distance_between_two_places_is_worked_out_from_their_coordinates(said: str, reply: str) -> None:

@@ -68,6 +68,22 @@ NEAR_MISSES = [
 ]
 
 
+# Words the recogniser wrote, all but right, for tune-half phrases that no template took as written.
+WRITTEN_OTHERWISE = [
+    ("Which day of the week is it tonight?", "which day of the week is it today"),
+    ("What day of the week was I born on if my birth date is 12 May 1985?",
+     "what day of the week was I born on if my birthday is 12 may 1985"),
+    ("Set a timer for 10 minutes and a second 1 for 15 minutes.",
+     "set a timer for 10 minutes and a 2nd one for 15 minutes"),
+    ("Distance from Madrid to Barcelona.", "distance from madrid to barcelona"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("heard", "said"), WRITTEN_OTHERWISE)
+def test_a_command_the_recogniser_writes_otherwise_is_read_as_said(heard: str, said: str) -> None:
+    assert evaluation.correct(TUNE[said], match(heard)), match(heard)
+
+
 @pytest.mark.parametrize(("heard", "said"), MISHEARD)
 def test_a_misheard_command_reaches_its_skill_with_its_arguments(heard: str, said: str) -> None:
     phrase = TUNE[said]

@@ -35,6 +35,7 @@ def _skills() -> Skills:
         # NOTE: read loosely as a question once, then as no command: now it is the two timers it asks for
         ("Set one timer for five minutes and another for twelve minutes.", [300, 720], None),
         ("set a timer for 6 minutes and a second one for 9 minutes", [360, 540], None),
+        ("Set a timer for 10 minutes and a second 1 for 15 minutes.", [600, 900], None),  # as Whisper writes it
         ("put on two timers, 30 minutes and an hour", [1800, 3600], None),
         ("Set 2 timers: 1 for 9 minutes, 1 for 14 minutes.", [540, 840], None),
         ("start a timer for an hour and another one for an hour and a half", [3600, 5400], None),

