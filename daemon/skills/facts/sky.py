@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from daemon.skills.speech import say_about
+from daemon.skills.speech import say_about, upper_first
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ def orbit_answer(mover: Body, centre: Body) -> str:
     else:
         said = f"No, {_called(mover)} goes around {_called(around)}, {_once(mover)}."
         if _centre(centre) is mover:
-            said += f" {_called(centre)[:1].upper()}{_called(centre)[1:]} goes around {_called(mover)}."
+            said += f" {upper_first(_called(centre))} goes around {_called(mover)}."
     return said
 
 
