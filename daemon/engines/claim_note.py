@@ -8,8 +8,7 @@ import re
 from collections.abc import Callable
 from typing import Final
 
-from daemon.engines.history import Message
-from daemon.engines.kv_shift import shared_prefix
+from daemon.engines.history import Message, question_begins
 
 CLAIM_NOTE: Final = (
     "Facts of the past, of places, of people and of science you know, offline too: answer them. A question may "
@@ -42,6 +41,9 @@ def system_prompt_for(system_prompt: str, question: str, alone: bool) -> str:
 
 def noted_prefix(system_prompt: str, tokens: Callable[[list[Message]], list[int]]) -> list[int]:
     """The tokens every prompt with the note begins with, up to where the question's words begin."""
-    system: Message = {"role": "system", "content": f"{system_prompt} {CLAIM_NOTE}"}
-    one, other = tokens([system, {"role": "user", "content": "?"}]), tokens([system, {"role": "user", "content": "!"}])
-    return one[: shared_prefix(one, other)]
+    messages: list[Message] = [
+        {"role": "system", "content": f"{system_prompt} {CLAIM_NOTE}"},
+        {"role": "user", "content": "?"},
+    ]
+    asked = tokens(messages)
+    return asked[: question_begins(tokens, messages, asked)]

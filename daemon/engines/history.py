@@ -10,6 +10,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Final
 
+from daemon.engines.kv_shift import shared_prefix
 from daemon.ports import Exchange
 
 _LOGGER = logging.getLogger(__name__)
@@ -17,6 +18,11 @@ _LOGGER = logging.getLogger(__name__)
 Message = dict[str, str]
 MAX_REMEMBERED_TURNS: Final = 16
 """Reaching this many exchanges, the older half is forgotten even if tokens remain (bounds memory and prompt)."""
+
+
+def question_begins(tokens: Callable[[list[Message]], list[int]], messages: list[Message], asked: list[int]) -> int:
+    """Where the words of the last (user) message begin in `asked`, the tokens of `messages`."""
+    return shared_prefix(asked, tokens([*messages[:-1], {"role": "user", "content": "!"}]))
 
 
 class Conversation:

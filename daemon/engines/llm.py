@@ -21,7 +21,7 @@ from daemon.engines.claim_note import noted_prefix, system_prompt_for
 from daemon.engines.cores import CORES, DecodeThreads, configure_openmp, thread_counts
 from daemon.engines.doubt import APOLOGIES, UNSURE, Apology, Doubt
 from daemon.engines.follow_up import leans_back
-from daemon.engines.history import Conversation, Message, referenced, whole_sentences
+from daemon.engines.history import Conversation, Message, question_begins, referenced, whole_sentences
 from daemon.engines.kv_aside import Aside
 from daemon.engines.kv_shift import shared_prefix, shift_out
 from daemon.engines.logits import decode_keeping, logits_of
@@ -213,9 +213,7 @@ class LlamaModel:
             )
         tokens = self._tokens(messages)
         ends = [i for i, t in enumerate(tokens) if self._chat.is_eog(t)]
-        other = self._tokens([*messages[:-1], {"role": "user", "content": "!"}])
-        begins = shared_prefix(tokens, other)
-        return messages, tokens, begins, ends[-1] if ends else 0, alone
+        return messages, tokens, question_begins(self._tokens, messages, tokens), ends[-1] if ends else 0, alone
 
     def prefill(self, question: str, give_way: bool = False) -> float:
         """Evaluate the prompt up to the end of `question` now (rolling back what changed); P(the turn ends here).
@@ -323,18 +321,20 @@ class LlamaModel:
         budget = cfg.context_tokens - cfg.max_answer_tokens
         with self.conversation.lock:
             messages, _ = self.conversation.fit(cfg.system_prompt, "?", lambda m: len(self._tokens(m)), budget)
-        one = self._tokens(messages)
-        other = self._tokens([*messages[:-1], {"role": "user", "content": "!"}])
-        return one[: shared_prefix(one, other)]
+        asked = self._tokens(messages)
+        return asked[: question_begins(self._tokens, messages, asked)]
 
     def _set_aside_for(self, prompt: list[int], alone: bool) -> None:
         """Before `prompt` is evaluated: the conversation's cache kept aside if it is asked `alone`, else put back
         if kept."""
         if alone:
             self._aside.keep(self._llm, prompt, self._shared_prompt())
+        self._bring_back(prompt)
+
+    def _bring_back(self, prompt: list[int]) -> None:
+        """Put back the conversation's cache kept aside, or the note's prompt, if it holds more of `prompt`."""
+        if not self._aside.bring_back(self._llm, prompt):
             self._noted.bring_back(self._llm, prompt)
-        else:
-            self._aside.bring_back(self._llm, prompt)
 
     def _wanted_elsewhere(self) -> bool:
         """Whether the conversation read ahead stops: the model is closing, or a question's words or an answer wait."""
@@ -363,8 +363,7 @@ class LlamaModel:
 
     def _evaluate_prompt(self, tokens: list[int], give_way: Callable[[], bool] | None = None) -> None:
         """Evaluate `tokens`, reusing the common cached prefix; in pieces, stopping when `give_way` says so."""
-        if not self._aside.bring_back(self._llm, tokens):
-            self._noted.bring_back(self._llm, tokens)
+        self._bring_back(tokens)
         shift_out(self._llm, tokens)
         cached = self._llm.input_ids[: self._llm.n_tokens].tolist()
         common = shared_prefix(cached, tokens)
