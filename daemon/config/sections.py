@@ -243,7 +243,7 @@ class ListenConfig:
     """A spoken question no skill takes whose words the language model finds less likely than this (its mean
     log-probability per token of them, where they are asked) is asked again too: misheard words read as nonsense
     ("How many brands are in a cute brand?") however sure the recogniser was. -20 never asks. Typed questions are
-    never asked again."""
+    never asked again, nor the words just asked again about when they are said again and heard surely."""
     # NOTE: chosen on the tune half of the spoken answers: the most points with at most 2 % of the questions heard
     # word for word asked again (239 -> 261 points, 2 of 102; -5.0 gave 262 with 4 of 102).
 

@@ -99,8 +99,8 @@ class TurnParts:
     """… and one whose words the model finds less likely than this (mean log-probability per token)."""
     last_answer: str = ""
     """What the box said last (for "repeat that")."""
-    asked_again: bool = False
-    """The last question was asked again (heard too unsurely)."""
+    asked_again: str | None = None
+    """The words of the last question, when it was asked again (heard too unsurely or found unlikely)."""
 
 
 @dataclass(frozen=True)
@@ -259,7 +259,7 @@ class Turn:
         p.emit(ThinkingStarted(turn=self.number, question=question.text))
         unsure = await self._misheard(question)
         if unsure == "":
-            p.asked_again = False
+            p.asked_again = None
         if self.entry is Stage.LISTEN and not unsure and (early := await p.early.take(self.number, question.text)):
             self._running = early
             if early.call is not None:
@@ -267,7 +267,7 @@ class Turn:
             return early
         if unsure is None:  # the model was busy with an answer begun early on other words, now dropped
             unsure = await self._misheard(question)
-        call, reply = await (self._ask_again(unsure) if unsure else self._skill(question.text))
+        call, reply = await (self._ask_again(unsure, question.text) if unsure else self._skill(question.text))
         answer = Answer(
             p.engines.llm,
             p.engines.memory,
@@ -321,6 +321,10 @@ class Turn:
             return ""
         if question.confidence < p.ask_again_below:
             return "recogniser"
+        if p.asked_again is not None and same_words(p.asked_again, question.text):
+            # NOTE: said again and heard surely, word for word: the person said them; the model would find a rare
+            # question ("Who wrote Hamlet?") as unlikely however often it was asked
+            return ""
         surprise = await p.listener.surprise(question.text)
         if surprise is None and (begun := p.early.words) is not None and same_words(begun, question.text):
             # NOTE: the same words written otherwise ("?" for "."): scored as the answer began on them
@@ -328,13 +332,13 @@ class Turn:
         _LOGGER.debug("the words' mean log-probability per token: %s", surprise)
         return None if surprise is None else "model" if surprise < p.ask_again_unlikely else ""
 
-    async def _ask_again(self, by: str) -> tuple[SkillCall, str]:
-        """Ask the user to say it again; an answer begun early on the same unsure words is dropped unheard."""
+    async def _ask_again(self, by: str, words: str) -> tuple[SkillCall, str]:
+        """Ask the user to say `words` again; an answer begun early on the same unsure words is dropped unheard."""
         p = self._p
         if (dropped := p.early.drop()) is not None:
             await asyncio.wait([dropped])
-        call, reply = SkillCall(ASK_AGAIN, {}), ASK_AGAIN_STILL if p.asked_again else ASK_AGAIN_REPLY
-        p.asked_again = True
+        call, reply = SkillCall(ASK_AGAIN, {}), ASK_AGAIN_REPLY if p.asked_again is None else ASK_AGAIN_STILL
+        p.asked_again = words
         self._called(call, by, reply)
         return call, reply
 

@@ -215,6 +215,28 @@ def test_asked_again_twice_running_it_says_so_in_other_words_and_a_clear_questio
     assert spoken == [ASK_AGAIN_REPLY, ASK_AGAIN_STILL, SPAIN_ANSWER], spoken
 
 
+def test_words_the_model_finds_unlikely_said_again_word_for_word_are_answered(
+    stand_ins: Engines, recogniser: ScriptedRecogniser, model: ScriptedModel, tmp_path: Path
+) -> None:
+    # A rare question heard surely ("Who wrote Hamlet?"): asking a third time would get the same words again.
+    recogniser.will_hear(QUESTION, QUESTION)
+    recogniser.confidence = QUICK.ask_again_below + 0.1
+    model.unlikely = {QUESTION}
+    mic = ScriptedMic(speed=SPEED)
+    asked(mic)
+
+    def person(event: Event, who: Person, mic: ScriptedMic) -> None:
+        if isinstance(event, TurnStarted) and event.trigger == "follow-up" and event.turn == 2:
+            mic.say(silence(0.3))
+            mic.say(voice(len(QUESTION.split())))
+        if isinstance(event, TurnEnded) and event.turn == 2:
+            mic.end()
+
+    events, _ = run(stand_ins, mic, tmp_path, person, config=dataclasses.replace(QUICK, follow_up_s=2.0))
+    assert [(e.skill, e.by) for e in of(events, SkillCalled)] == [(ASK_AGAIN, "model")]
+    assert [e.spoken for e in of(events, SpeakingFinished)] == [ASK_AGAIN_REPLY, ANSWER]
+
+
 def test_words_heard_surely_enough_are_answered(
     stand_ins: Engines, recogniser: ScriptedRecogniser, tmp_path: Path
 ) -> None:
