@@ -125,9 +125,10 @@ def normalise(text: str) -> str:
     # NOTE: Whisper writes a quick "for" before a number as "4" ("set an alarm 4 6 tomorrow morning" was set for 4).
     text = re.sub(r"\b(alarm|timer|reminder|up|me) 4 (?=\d)", r"\1 for ", text)
     # NOTE: and "one" as "1" after "another" ("... and a second 1 for 15 minutes" was one timer named "second 1").
-    text = re.sub(
-        r"\b(another|second|other|third) 1\b(?! (?:second|minute|hour|day|week|month|year)s?\b)", r"\1 one", text
-    )
+    text = _ANOTHER_ONE.sub(r"\1 one", text)
+    # NOTE: and "a m" after a time as "mm" ("set an alarm for 6.45mm" was set for 6 PM): no length in a clock's words
+    if _CLOCK_WORDS.search(text):
+        text = _TIME_MM.sub(r"\1 am", text)
     # NOTE: Whisper writes a name ending in s as a possessive now and then ("Is Mars' bigger than Earth?").
     text = re.sub(r"(?<=\ws)'(?=\s|$)", "", text)
     text = re.sub(r"[!?;\"]", " ", text)
@@ -139,6 +140,9 @@ _ANOTHER_ONE: Final = re.compile(
     r"\b(another|second|other|third) 1\b(?! (?:second|minute|hour|day|week|month|year)s?\b)"
 )
 """One more of something, its "one" written as a digit: not one more minute."""
+_CLOCK_WORDS: Final = re.compile(r"\b(?:alarm|wake|clock|time|remind)")
+_TIME_MM: Final = re.compile(r"\b((?:[1-9]|1[0-2])[.:][0-5]\d) ?mm\b")
+"""A time of the morning whose "a m" was written as millimetres."""
 _ADDRESS: Final = re.compile(
     r"^(?:(?:hey|ok|okay|hi) (?:google|siri|alexa|jarvis|talkbox|talk box|computer|mycroft|nabu)"
     r"|alexa|siri|jarvis|talkbox|talk box|mycroft) (?=\S)"

@@ -93,7 +93,7 @@ def test_asked_to_speak_more_slowly_it_does_and_keeps_that_pace_across_a_restart
     with AssembledBox(box_config(tmp_path), stand_ins, tmp_path) as box:
         assert voice.pace == pytest.approx(1.56, abs=0.01)  # brought back from the state file
         assert box.ask("slow down").answer == "Okay, I'll speak more slowly."
-        assert box.ask("slow down").answer == "That's as slowly as I speak."
+        assert box.ask("You're talking too fast, slow down.").answer == "That's as slowly as I speak."
         assert box.ask("speak faster").answer == "Okay, I'll speak faster."
         assert box.ask("speak at your usual pace").answer == "Okay, I'll speak at my usual pace."
     assert voice.pace == 1.0

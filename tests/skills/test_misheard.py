@@ -76,6 +76,7 @@ WRITTEN_OTHERWISE = [
     ("Set a timer for 10 minutes and a second 1 for 15 minutes.",
      "set a timer for 10 minutes and a 2nd one for 15 minutes"),
     ("Distance from Madrid to Barcelona.", "distance from madrid to barcelona"),
+    ("Okay, set an alarm for 6.45mm on weekends.", "okay set an alarm for six forty five a m on weekends"),
 ]  # fmt: skip
 
 
@@ -89,6 +90,12 @@ def test_a_misheard_command_reaches_its_skill_with_its_arguments(heard: str, sai
     phrase = TUNE[said]
     assert not evaluation.correct(phrase, intents.match_as_heard(heard))  # the words as heard miss
     assert evaluation.correct(phrase, match(heard)), match(heard)
+
+
+def test_a_length_in_millimetres_is_no_time_of_the_morning() -> None:
+    assert match("convert 6.45mm to inches") == SkillCall(
+        "convert", {"value": 0.25, "unit": "inch", "amount": 6.45, "from_unit": "millimetre"}
+    )
 
 
 def test_a_number_split_by_a_full_stop_is_no_false_start() -> None:

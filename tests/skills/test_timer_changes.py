@@ -138,6 +138,12 @@ def test_a_timer_is_changed_by_its_name_and_time_is_taken_off() -> None:
         "The pasta timer has only 8 minutes left.",
     )
     assert sorted(t.seconds for t in skills.reminders.timers()) == [480, 900]
+    # "instead" says one is running: "set the pasta timer to 12 minutes" alone starts one
+    assert _said(skills, "Set the pasta timer to 12 minutes instead.") == (
+        "timer_change",
+        "The pasta timer is now 12 minutes, starting now.",
+    )
+    assert _said(skills, "How much longer on the pasta timer?")[0] == "timer_left"
 
 
 def test_make_it_just_after_an_alarm_was_set_moves_that_alarm_in_its_half_of_the_day() -> None:
