@@ -77,6 +77,8 @@ WRITTEN_OTHERWISE = [
      "set a timer for 10 minutes and a 2nd one for 15 minutes"),
     ("Distance from Madrid to Barcelona.", "distance from madrid to barcelona"),
     ("Okay, set an alarm for 6.45mm on weekends.", "okay set an alarm for six forty five a m on weekends"),
+    ("What day of the week will Christmas day 2030?", "what day of the week will christmas day 2030 be"),
+    ("Are you Robot?", "are you a robot"),
 ]  # fmt: skip
 
 
