@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import re
 from importlib import resources
+from typing import Final
 
 from daemon.lab.evaluation import skills as ev
 from daemon.lab.evaluation.skill_phrases import PHRASES, Phrase
@@ -18,15 +19,22 @@ VOICE_STRIDE = 4
 
 
 def texts_of(source: str, mark: str) -> set[str]:
-    """The phrases written after each comment naming `mark`: to the end of its list, or, for the last (a comment
-    heading several new lists), to the next comment that opens a block of its own."""
-    chunks = source.split(mark)[1:]
+    """The phrases written after each comment naming `mark`: to the end of its list when the comment is in one, or,
+    for a comment heading new lists, to the next comment that opens a block of its own; in either, not those after a
+    later set's comment in a list, to that list's end."""
+    starts = [m.start() for m in re.finditer(re.escape(mark), source)]
     found: set[str] = set()
-    for n, chunk in enumerate(chunks):
-        end = chunk.find("\n]") if n < len(chunks) - 1 else chunk.find("\n\n#")
-        stop = end if end >= 0 else len(chunk)
-        found |= {m[1].replace("\\'", "'") for m in re.finditer(r'^\s+\[?"((?:[^"\\]|\\.)*)"', chunk[:stop], re.M)}
+    for n, start in enumerate(starts):
+        chunk = source[start + len(mark) : starts[n + 1] if n + 1 < len(starts) else len(source)]
+        in_a_list = source[source.rfind("\n", 0, start) + 1 : start][:1] in (" ", "\t")  # an indented comment
+        end = chunk.find("\n]") if in_a_list else chunk.find("\n\n#")
+        ours = _LATER_SET.sub("", chunk[: end if end >= 0 else len(chunk)])
+        found |= {m[1].replace("\\'", "'") for m in re.finditer(r'^\s+\[?"((?:[^"\\]|\\.)*)"', ours, re.M)}
     return found
+
+
+_LATER_SET: Final = re.compile(r"^[ \t]+# An? [a-z]+ set\b.*?(?=^\]|\Z)", re.M | re.S)
+"""An indented comment opening another set inside a list, and that list's phrases after it."""
 
 
 def phrases_of(mark: str) -> list[Phrase]:

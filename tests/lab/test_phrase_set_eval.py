@@ -20,6 +20,8 @@ none = [
 # A later set: lists of its own.
 pace = [
     "slower",
+    # An eleventh set, added to it.
+    "faster",
 ]
 
 # Another block.
@@ -31,6 +33,7 @@ spell = [
 
 def test_a_set_is_its_phrases_after_the_comment_and_no_others() -> None:
     assert texts_of(SOURCE, "A later set") == {"time please", "what's the clock's name", "slower"}
+    assert texts_of(SOURCE, "An eleventh set") == {"faster"}
 
 
 def test_the_ninth_set_is_its_requests_and_questions() -> None:
