@@ -23,7 +23,7 @@ from typing import Any, Final, Protocol
 
 import numpy as np
 
-from daemon.skills import honest, intents, learned, unable, values
+from daemon.skills import honest, intents, learned, unable, values, written
 from daemon.skills.call import SkillCall
 
 _LOGGER = logging.getLogger(__name__)
@@ -341,7 +341,8 @@ def _digest(model: str) -> str:
         f"{model}|{made_by}|{SEED}|{EXAMPLES_PER_SENTENCE}|{EXPANSIONS_READ}|{sorted(READ)}|{sorted(values.LOOSE_SLOTS)}"
         f"|{FILL}|{FOR_THE_MODEL}"
     )
-    code = Path(intents.__file__).read_bytes() + Path(__file__).read_bytes()  # how they are matched and sampled
+    # how they are matched and sampled
+    code = b"".join(Path(f).read_bytes() for f in (intents.__file__, written.__file__, __file__))
     ours += learned.PHRASES_FILE.read_bytes() + learned.QUESTIONS_FILE.read_bytes()  # the phrasings people use
     return hashlib.sha256(recipe.encode("utf-8") + ours + code).hexdigest()[:16]
 

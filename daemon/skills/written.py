@@ -1,0 +1,42 @@
+"""A sentence as the matcher reads it: the recogniser's way of writing things (digits, symbols, punctuation, a name
+it is addressed to) made plain."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+
+def normalise(text: str) -> str:
+    """What the matcher reads: lower case, typographic quotes made plain, end punctuation dropped."""
+    text = text.lower().replace("\u2019", "'").replace("\u2018", "'")
+    # NOTE: a recogniser writes "three pounds" as "£3" (and "5 dollars" as "$5"): a weight or a sum of money.
+    text = re.sub(r"£ ?(\d+(?:\.\d+)?)", r"\1 pounds", text)
+    text = re.sub(r"\$ ?(\d+(?:\.\d+)?)", r"\1 dollars", text)
+    # NOTE: Whisper writes a quick "for" before a number as "4" ("set an alarm 4 6 tomorrow morning" was set for 4).
+    text = re.sub(r"\b(alarm|timer|reminder|up|me) 4 (?=\d)", r"\1 for ", text)
+    # NOTE: and "one" as "1" after "another" ("... and a second 1 for 15 minutes" was one timer named "second 1").
+    text = _ANOTHER_ONE.sub(r"\1 one", text)
+    # NOTE: and "a m" after a time as "mm" ("set an alarm for 6.45mm" was set for 6 PM): no length in a clock's words
+    if _CLOCK_WORDS.search(text):
+        text = _TIME_MM.sub(r"\1 am", text)
+    # NOTE: Whisper writes a name ending in s as a possessive now and then ("Is Mars' bigger than Earth?").
+    text = re.sub(r"(?<=\ws)'(?=\s|$)", "", text)
+    text = re.sub(r"[!?;\"]", " ", text)
+    text = re.sub(r"(?<!\d)[.,:](?!\d)", " ", text)  # keep "7.30", "7:30" and "2.5", drop sentence punctuation
+    return _ADDRESS.sub("", " ".join(text.split()), count=1)
+
+
+_ANOTHER_ONE: Final = re.compile(
+    r"\b(another|second|other|third) 1\b(?! (?:second|minute|hour|day|week|month|year)s?\b)"
+)
+"""One more of something, its "one" written as a digit: not one more minute."""
+_CLOCK_WORDS: Final = re.compile(r"\b(?:alarm|wake|clock|time|remind)")
+_TIME_MM: Final = re.compile(r"\b((?:[1-9]|1[0-2])[.:][0-5]\d) ?mm\b")
+"""A time of the morning whose "a m" was written as millimetres."""
+_ADDRESS: Final = re.compile(
+    r"^(?:(?:hey|ok|okay|hi) (?:google|siri|alexa|jarvis|talkbox|talk box|computer|mycroft|nabu)"
+    r"|alexa|siri|jarvis|talkbox|talk box|mycroft) (?=\S)"
+)
+"""Whom a request is addressed to, by habit or the box's own wake phrase said again ("OK Google, what time is it?",
+"Alexa, set a timer..."): not part of it. Only before words: "Alexa" alone, or "Siri's voice", stays."""
