@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import queue
 import sys
 import threading
@@ -84,6 +85,12 @@ def _to_int16_mono(samples: np.ndarray) -> np.ndarray:
 
 def read_audio_file(path: Path, rate_hz: int = RATE_HZ, max_s: float = MAX_FILE_S) -> np.ndarray:
     """Any file libsndfile reads (WAV, FLAC, OGG...) as mono int16 at `rate_hz`; AudioFileError says why not."""
+    if not path.exists():
+        raise AudioFileError("missing", f"{path} does not exist")
+    if path.is_dir():
+        raise AudioFileError("invalid", f"{path} is a directory, not an audio file")
+    if not os.access(path, os.R_OK):  # libsndfile reports this only as "System error"
+        raise AudioFileError("unreadable", f"cannot read {path}: permission denied")
     try:
         f = sf.SoundFile(str(path))
     except sf.LibsndfileError as err:

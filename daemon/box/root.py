@@ -118,6 +118,10 @@ class Box:
             self._loop.add_signal_handler(signal.SIGHUP, self.reload)
         if self._stop_requested.is_set():
             return
+        spec = self.options.mic or self.config.audio.input
+        if spec != "-" and not is_device(spec):
+            # NOTE: a missing or unreadable file is said at once, not after the models have loaded
+            open_source(spec, realtime=False).close()
         async with contextlib.AsyncExitStack() as stack:
             engines = await self._engines()
             if engines is None or self._stop_requested.is_set():
@@ -191,7 +195,8 @@ class Box:
         _LOGGER.warning("%s; retrying in %.0f s", err.message, self.config.audio.retry_s)
         assert self._stopping is not None
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._stopping.wait(), self.config.audio.retry_s)
+            async with asyncio.timeout(self.config.audio.retry_s):  # NOTE: wait_for may swallow a cancel (3.11)
+                await self._stopping.wait()
 
     async def _hear(self, keeper: TurnKeeper) -> None:
         """Serve turns from the microphone; a lost device is shown and retried, a file ends the run."""

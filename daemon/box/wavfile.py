@@ -26,15 +26,9 @@ def resample(audio: Int16Array, from_hz: int, to_hz: int) -> Int16Array:
 
 def read_wav(path: Path, rate_hz: int) -> Int16Array:
     """Read any WAV (or FLAC/OGG) of any rate, width and channel count as mono int16 at `rate_hz`."""
-    if not path.exists():
-        raise InputError("input-missing", f"{path} does not exist")
-    if path.is_dir():
-        raise InputError("input-invalid", f"{path} is a directory, not an audio file")
-    if not os.access(path, os.R_OK):  # libsndfile reports this only as "System error"
-        raise InputError("input-unreadable", f"cannot read {path}: permission denied")
     try:
         audio: Int16Array = read_audio_file(path, rate_hz)
-    except AudioFileError as err:  # not-wav, unreadable, implausible, too-long, empty
+    except AudioFileError as err:  # missing, invalid, not-wav, unreadable, implausible, too-long, empty
         raise InputError(f"input-{err.reason}", str(err)) from err
     return audio
 

@@ -147,7 +147,8 @@ class ControlServer:
                             )
                     self._client_left.clear()
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._client_left.wait(), ACCEPT_PAUSE_S)
+                        async with asyncio.timeout(ACCEPT_PAUSE_S):  # NOTE: wait_for may swallow a cancel (3.11)
+                            await self._client_left.wait()
                     continue
                 if paused_since is not None and warned_at >= paused_since:
                     _LOGGER.info("control socket %s takes clients again", self.path)

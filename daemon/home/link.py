@@ -130,7 +130,8 @@ class HomeLink:
             # NOTE: the bridge has just started (with the box, or after a restart): its first attempt decides.
             self._changed.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait(), self._timeout_s)
+                async with asyncio.timeout(self._timeout_s):  # NOTE: wait_for may swallow a cancel (3.11)
+                    await self._changed.wait()
             send = self._send
             if send is None:
                 return "I can't reach Home Assistant: its bridge is not running."

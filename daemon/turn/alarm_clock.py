@@ -74,7 +74,10 @@ class AlarmClock:
             wait = self._skills.seconds_to_next()
             timeout = CHECK_S if wait is None else min(wait, CHECK_S)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait(), timeout)
+                # NOTE: not asyncio.wait_for: on 3.11 it swallows a cancel that lands as the event is set, and this
+                # loop then never ended (a box stopped just after restoring a reminder hung on its way out)
+                async with asyncio.timeout(timeout):
+                    await self._changed.wait()
             self._changed.clear()
             if (now := self._skills.wall()) is not None:
                 self._skills.reminders.schedule_alarms(now)

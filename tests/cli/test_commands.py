@@ -20,6 +20,7 @@ from daemon.errors import EXIT_CONFIG, EXIT_DATAERR, EXIT_OK, EXIT_USAGE
 from daemon.modelstore.manifest import load_manifest
 from daemon.service.eventlog import read_events
 from daemon.turn.speakable import speakable
+from tests.box.test_root import silence_wav
 
 
 @pytest.fixture
@@ -236,9 +237,13 @@ def test_run_with_files_answers_and_logs(cfg_file: Path, tmp_path: Path, capsys:
     assert [e["event"] for e in read_events(tmp_path / "e.jsonl")][-2:] == ["TurnEnded", "ShuttingDown"]
 
 
-def test_run_with_a_missing_microphone_file_exits_65(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status, _, err = run(capsys, "run", "--mic", str(tmp_path / "nope.wav"), "--speaker", str(tmp_path / "a.wav"))
+def test_run_with_a_missing_microphone_file_exits_65_before_loading_the_models(
+    cfg_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["--config", str(cfg_file), "run", "--mic", str(tmp_path / "nope.wav"), "--speaker", str(tmp_path / "a.wav")]
+    status, _, err = run(capsys, *argv)
     assert status == EXIT_DATAERR and "nope.wav" in err
+    assert "nope.wav does not exist" in err and " loaded in " not in err and "models ready" not in err, err
 
 
 def test_say_into_a_missing_directory_says_so_at_once_and_nothing_else(tmp_path: Path) -> None:
@@ -268,6 +273,7 @@ def test_config_check_refuses_what_run_refuses_with_the_same_line(
     cfg = tmp_path / "talkbox.toml"
     cfg.write_text(f'[models]\ndir = "{tmp_path}"\n' + toml if not toml.startswith("[models]") else toml)
     checked = run(capsys, "config", "check", str(cfg))
-    ran = run(capsys, "--config", str(cfg), "run", "--mic", str(tmp_path / "none.wav"), "--speaker", os.devnull)
+    mic = str(silence_wav(tmp_path, 1))  # the run gets as far as the models
+    ran = run(capsys, "--config", str(cfg), "run", "--mic", mic, "--speaker", os.devnull)
     assert checked[0] == ran[0] == EXIT_CONFIG
     assert f"[{code}]" in checked[2] and checked[2].splitlines()[-1] == ran[2].splitlines()[-1]

@@ -712,3 +712,29 @@ def test_a_misheard_cancel_is_asked_about_in_a_turn_and_done_on_the_next_yes(
         "timer_start", "timer_cancel", "timer_left", "timer_cancel", "confirm",
     ]  # fmt: skip
     assert model.asked == ["yes"]
+
+
+def test_a_box_left_at_once_with_a_reminder_restored_ends(stand_ins: Engines, tmp_path: Path) -> None:
+    config = box_config(tmp_path)
+    with AssembledBox(config, stand_ins, tmp_path) as box:
+        assert box.ask("Set an alarm for 6:45 AM.").answer.startswith("Alarm set")
+
+    async def enter_and_leave(steps: int) -> None:
+        # The alarm clock looks at the restored alarm just as the box leaves: after any number of loop steps
+        # (a missing microphone file ends the run at once), its leaving must not be lost.
+        with WavFileSink(tmp_path / "left.wav", stand_ins.tts.sample_rate_hz) as sink:
+            async with assembled(config, stand_ins, sink, EventBus(), state_dir=tmp_path / "state"):
+                for _ in range(steps):
+                    await asyncio.sleep(0)
+
+    async def left_in_time(steps: int) -> bool:
+        leaving = asyncio.ensure_future(enter_and_leave(steps))
+        done, _ = await asyncio.wait({leaving}, timeout=WAIT_S)
+        return leaving in done and leaving.result() is None
+
+    for steps in range(8):
+        loop = asyncio.new_event_loop()
+        try:
+            assert loop.run_until_complete(left_in_time(steps)), f"the box never ended, left after {steps} steps"
+        finally:
+            loop.close()
