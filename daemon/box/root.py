@@ -195,7 +195,7 @@ class Box:
         _LOGGER.warning("%s; retrying in %.0f s", err.message, self.config.audio.retry_s)
         assert self._stopping is not None
         with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(self.config.audio.retry_s):  # NOTE: wait_for may swallow a cancel (3.11)
+            async with asyncio.timeout(self.config.audio.retry_s):
                 await self._stopping.wait()
 
     async def _hear(self, keeper: TurnKeeper) -> None:

@@ -147,7 +147,7 @@ class ControlServer:
                             )
                     self._client_left.clear()
                     with contextlib.suppress(TimeoutError):
-                        async with asyncio.timeout(ACCEPT_PAUSE_S):  # NOTE: wait_for may swallow a cancel (3.11)
+                        async with asyncio.timeout(ACCEPT_PAUSE_S):
                             await self._client_left.wait()
                     continue
                 if paused_since is not None and warned_at >= paused_since:

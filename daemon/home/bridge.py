@@ -189,7 +189,8 @@ class Bridge:
         self._announcing[request] = said
         try:
             await self._tell({"cmd": "home-announce", "id": request, "text": text, "chime": preannounce})
-            return await asyncio.wait_for(said, ANNOUNCE_WAIT_S)
+            async with asyncio.timeout(ANNOUNCE_WAIT_S):
+                return await said
         except TimeoutError:
             return False
         finally:

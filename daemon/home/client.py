@@ -81,7 +81,8 @@ class HomeAssistant:
         try:
             # NOTE: hass-client waits for the server's greeting without a limit: a server that accepts and says
             # nothing would hold the bridge for ever.
-            await asyncio.wait_for(client.connect(ssl=tls), self._timeout_s)
+            async with asyncio.timeout(self._timeout_s):
+                await client.connect(ssl=tls)
         except AuthenticationFailed as err:
             await _quietly(client.disconnect())
             raise Unreachable(
@@ -154,7 +155,8 @@ class HomeAssistant:
     async def subscribe(self, event_type: str, callback: Any) -> None:
         """Call `callback(message)` for each `event_type` event."""
         assert self._client is not None
-        await asyncio.wait_for(self._client.subscribe_events(callback, event_type), self._timeout_s)
+        async with asyncio.timeout(self._timeout_s):
+            await self._client.subscribe_events(callback, event_type)
 
     async def close(self) -> None:
         """Disconnect (nothing if never connected)."""
@@ -176,7 +178,8 @@ class HomeAssistant:
         if self._client is None or not self._client.connected:
             raise Unreachable(f"not connected to {self._where}", BROKE)
         try:
-            return await asyncio.wait_for(self._client.send_command(command, **args), self._timeout_s)
+            async with asyncio.timeout(self._timeout_s):
+                return await self._client.send_command(command, **args)
         except TimeoutError as err:
             raise Unreachable(f"{self._where} did not answer within {seconds(self._timeout_s)}", self._slow) from err
         except asyncio.CancelledError:

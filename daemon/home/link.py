@@ -130,7 +130,7 @@ class HomeLink:
             # NOTE: the bridge has just started (with the box, or after a restart): its first attempt decides.
             self._changed.clear()
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(self._timeout_s):  # NOTE: wait_for may swallow a cancel (3.11)
+                async with asyncio.timeout(self._timeout_s):
                     await self._changed.wait()
             send = self._send
             if send is None:
@@ -142,7 +142,8 @@ class HomeLink:
         self._pending[request] = future
         try:
             await send({"type": "home-command", "id": request, "text": text})
-            reply = await asyncio.wait_for(future, self._timeout_s)
+            async with asyncio.timeout(self._timeout_s):
+                reply = await future
         except TimeoutError:
             return f"Home Assistant did not answer within {seconds(self._timeout_s - MARGIN_S)}."
         except (ConnectionError, OSError) as err:
@@ -157,7 +158,8 @@ class HomeLink:
         if self.box is None:
             return False
         with contextlib.suppress(TimeoutError):
-            return await asyncio.wait_for(asyncio.wrap_future(self.box.announce(text, chime)), ANNOUNCE_WAIT_S)
+            async with asyncio.timeout(ANNOUNCE_WAIT_S):
+                return await asyncio.wrap_future(self.box.announce(text, chime))
         return False
 
     def settings(self) -> dict[str, object]:
