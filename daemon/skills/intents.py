@@ -277,7 +277,7 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             return _snoozed(timer_call(snooze, "", "wake up")) if snooze is not None else None
         case "TalkboxTimerPause" | "HassPauseTimer" | "HassUnpauseTimer":
             resume = bool(v.get("resume")) or intent == "HassUnpauseTimer"
-            return SkillCall("timer_pause", {"resume": resume, **({"all": True} if v.get("all") else _named(v))})
+            return SkillCall("timer_pause", {"resume": resume, **_which(v)})
         case "HassIncreaseTimer" | "HassDecreaseTimer":
             change = round(sum(_number(v, unit) * s for unit, s in _UNIT_S))
             off = {"take_off": True} if intent == "HassDecreaseTimer" else {}
@@ -292,7 +292,7 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
         case "HassTimerStatus" | "TalkboxTimerLeft":
             return SkillCall("timer_left", _named(v))
         case "HassCancelTimer" | "TalkboxTimerCancel":
-            return SkillCall("timer_cancel", {"all": True} if v.get("all") else _named(v))
+            return SkillCall("timer_cancel", _which(v))
         case "HassCancelAllTimers":
             return SkillCall("timer_cancel", {"all": True})
         case "TalkboxAlarmMove":
@@ -438,6 +438,7 @@ def _snoozed(call: SkillCall) -> SkillCall:
 
 
 _UNIT_S: Final = (("hours", 3600), ("minutes", 60), ("seconds", 1))
+_EVERY: Final = frozenset({"every", "each", "all", "all the", "all my", "both", "both the"})
 
 
 def _named(v: dict[str, object]) -> dict[str, Arg]:
@@ -447,6 +448,12 @@ def _named(v: dict[str, object]) -> dict[str, Arg]:
     if not name and length:
         name = length_as_a_name(length)
     return {"name": name} if name else {}
+
+
+def _which(v: dict[str, object]) -> dict[str, Arg]:
+    """All the timers, or the one named; "every" heard as a name is all ("cancel a every timer": Whisper's "a")."""
+    named = {} if v.get("all") else _named(v)
+    return {"all": True} if v.get("all") or named.get("name") in _EVERY else named
 
 
 def warm_up() -> float:

@@ -79,6 +79,7 @@ WRITTEN_OTHERWISE = [
     ("Okay, set an alarm for 6.45mm on weekends.", "okay set an alarm for six forty five a m on weekends"),
     ("What day of the week will Christmas day 2030?", "what day of the week will christmas day 2030 be"),
     ("Are you Robot?", "are you a robot"),
+    ("Cancel a every timer.", "cancel every timer"),
 ]  # fmt: skip
 
 
