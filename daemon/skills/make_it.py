@@ -30,7 +30,8 @@ def read(said: str) -> SkillCall | None:
 
 def resolve(said: SkillCall, it: Reminder | None) -> SkillCall | None:
     """The call that changes `it` (the timer or alarm just set, or the only one held) as `said` asks: a bare number
-    in the timer's unit ("make it 15" after 10 minutes) or as the alarm's hour; None when it cannot mean `it`."""
+    in the timer's unit ("make it 15" after 10 minutes) or as the alarm's hour ("745" its hour and minute); None when it
+    cannot mean `it`."""
     a = said.args
     if it is None or (it.kind is Kind.TIMER and "hour" in a) or (it.kind is Kind.ALARM and "seconds" in a):
         return None
@@ -39,6 +40,8 @@ def resolve(said: SkillCall, it: Reminder | None) -> SkillCall | None:
         seconds = _whole(a, "seconds") if "seconds" in a else number * _unit_of(number, it.seconds)
         return SkillCall("timer_change", {"seconds": seconds, "id": it.id}, said.read_as, said.by_meaning)
     hour, minute = (number, 0) if "number" in a else (_whole(a, "hour"), _whole(a, "minute"))
+    if "number" in a and number >= 100:
+        hour, minute = divmod(number, 100)  # NOTE: the recogniser writes "change it to 7:45" as "… to 745"
     near = bool(a.get("near")) or ("number" in a and 1 <= hour <= 12)
     at: dict[str, Arg] = {"hour": hour, "minute": minute, "id": it.id, "near": near}
     return SkillCall("alarm_move", at, said.read_as, said.by_meaning)

@@ -157,6 +157,8 @@ def test_make_it_just_after_an_alarm_was_set_moves_that_alarm_in_its_half_of_the
         "Your alarm is now six am, not eight am.",
     )
     assert [(a.hour, a.minute) for a in skills.reminders.alarms()] == [(6, 0)]
+    # Whisper writes "change it to 7:45" without its colon
+    assert _said(skills, "Change it to 745.") == ("alarm_move", "Your alarm is now seven forty five am, not six am.")
 
 
 def test_make_it_with_nothing_set_or_several_held_changes_nothing_and_says_how_to_ask() -> None:
