@@ -74,9 +74,14 @@ def notify() -> Iterator[NotifySocket]:
     s.close()
 
 
-def config(tmp_path: Path, extra: str = "") -> Path:
+def config(tmp_path: Path, models_dir: Path, extra: str = "") -> Path:
+    """A config on the session's models (assembled there once) with a state directory of the test's own: the
+    machine's own box keeps its alarms in the default one."""
     path = tmp_path / "talkbox.toml"
-    path.write_text(f'[models]\ndir = "{tmp_path}"\n[display]\ndriver = "none"\n[button]\nenabled = false\n' + extra)
+    state = "" if "[state]" in extra else f'[state]\ndir = "{tmp_path / "state"}"\n'
+    path.write_text(
+        f'[models]\ndir = "{models_dir}"\n[display]\ndriver = "none"\n[button]\nenabled = false\n' + state + extra
+    )
     return path
 
 
@@ -94,12 +99,14 @@ def start(notify: NotifySocket, *argv: str, watchdog_s: float = 1.0) -> subproce
 
 
 @pytest.mark.slow
-def test_ready_only_after_loading_then_watchdog_then_stopping_on_sigterm(notify: NotifySocket, tmp_path: Path) -> None:
+def test_ready_only_after_loading_then_watchdog_then_stopping_on_sigterm(
+    notify: NotifySocket, tmp_path: Path, models_dir: Path
+) -> None:
     proc = start(
         notify,
         "run",
         "--config",
-        str(config(tmp_path)),
+        str(config(tmp_path, models_dir)),
         "--mic",
         str(silence(tmp_path, 60)),
         "--speaker",
@@ -122,7 +129,7 @@ def test_ready_only_after_loading_then_watchdog_then_stopping_on_sigterm(notify:
 
 
 @pytest.mark.slow
-def test_status_follows_a_turn(notify: NotifySocket, tmp_path: Path) -> None:
+def test_status_follows_a_turn(notify: NotifySocket, tmp_path: Path, models_dir: Path) -> None:
     question = tmp_path / "q.wav"
     assert (
         subprocess.run(
@@ -136,7 +143,7 @@ def test_status_follows_a_turn(notify: NotifySocket, tmp_path: Path) -> None:
         notify,
         "run",
         "--config",
-        str(config(tmp_path, "[listen]\nfollow_up_s = 0.0\n")),
+        str(config(tmp_path, models_dir, "[listen]\nfollow_up_s = 0.0\n")),
         "--mic",
         str(question),
         "--speaker",
@@ -148,12 +155,12 @@ def test_status_follows_a_turn(notify: NotifySocket, tmp_path: Path) -> None:
     assert turn == ["Listening", "Thinking", "Speaking", "Ready"]
 
 
-def test_a_permanent_fault_exits_78_without_ready(notify: NotifySocket, tmp_path: Path) -> None:
-    cfg = config(tmp_path, '[llm]\nmodel = "/nonexistent/model.gguf"\n')
+def test_a_permanent_fault_exits_78_without_ready(notify: NotifySocket, tmp_path: Path, models_dir: Path) -> None:
+    cfg = config(tmp_path, models_dir, '[llm]\nmodel = "/nonexistent/model.gguf"\n')
     proc = start(
         notify, "run", "--config", str(cfg), "--mic", str(silence(tmp_path, 1)), "--speaker", str(tmp_path / "a.wav")
     )
-    assert proc.wait(timeout=60) == EXIT_CONFIG
+    assert proc.wait(timeout=180) == EXIT_CONFIG  # a hang guard: a first start builds the examples (~50 s)
     assert "llm-model-missing" in proc.stderr.read()  # type: ignore[union-attr]
     notify.drain()
     assert not any("READY=1" in m for m in notify.messages)
@@ -161,8 +168,10 @@ def test_a_permanent_fault_exits_78_without_ready(notify: NotifySocket, tmp_path
 
 
 @pytest.mark.slow
-def test_a_missing_microphone_at_start_exits_75(notify: NotifySocket, tmp_path: Path) -> None:
-    cfg = config(tmp_path, '[audio]\ninput = "alsa:no-such-microphone"\nretry_s = 1.0\nstartup_wait_s = 2.0\n')
+def test_a_missing_microphone_at_start_exits_75(notify: NotifySocket, tmp_path: Path, models_dir: Path) -> None:
+    cfg = config(
+        tmp_path, models_dir, '[audio]\ninput = "alsa:no-such-microphone"\nretry_s = 1.0\nstartup_wait_s = 2.0\n'
+    )
     proc = start(notify, "run", "--config", str(cfg), "--speaker", str(tmp_path / "a.wav"))
     assert proc.wait(timeout=90) == EXIT_TEMPFAIL
     notify.drain()
@@ -256,12 +265,12 @@ def test_a_slow_start_keeps_asking_for_time_until_ready(monkeypatch: pytest.Monk
 
 @pytest.mark.slow
 def test_sighup_stops_cleanly_saving_state_and_exits_75_for_systemd_to_start_it_anew(
-    notify: NotifySocket, tmp_path: Path
+    notify: NotifySocket, tmp_path: Path, models_dir: Path
 ) -> None:
     from daemon.channels.control_client import ControlClient
 
     runtime = Path(tempfile.mkdtemp(dir="/tmp"))
-    cfg = config(tmp_path, f'[state]\ndir = "{tmp_path / "state"}"\nkeep_history = true\n')
+    cfg = config(tmp_path, models_dir, f'[state]\ndir = "{tmp_path / "state"}"\nkeep_history = true\n')
     env = {**os.environ, "NOTIFY_SOCKET": notify.path, "RUNTIME_DIRECTORY": str(runtime)}
     argv = ["run", "--config", str(cfg), "--mic", str(silence(tmp_path, 60)), "--speaker", str(tmp_path / "a.wav")]
     proc = subprocess.Popen([sys.executable, "-m", "daemon", *argv], env=env, stderr=subprocess.PIPE, text=True)
@@ -280,10 +289,20 @@ def test_sighup_stops_cleanly_saving_state_and_exits_75_for_systemd_to_start_it_
 
 
 @pytest.mark.slow
-def test_status_tells_a_hung_daemon_from_one_that_is_not_running(notify: NotifySocket, tmp_path: Path) -> None:
+def test_status_tells_a_hung_daemon_from_one_that_is_not_running(
+    notify: NotifySocket, tmp_path: Path, models_dir: Path
+) -> None:
     runtime = Path(tempfile.mkdtemp(dir="/tmp"))
     env = {**os.environ, "NOTIFY_SOCKET": notify.path, "RUNTIME_DIRECTORY": str(runtime)}
-    argv = ["run", "--config", str(config(tmp_path)), "--mic", str(silence(tmp_path, 60)), "--speaker", os.devnull]
+    argv = [
+        "run",
+        "--config",
+        str(config(tmp_path, models_dir)),
+        "--mic",
+        str(silence(tmp_path, 60)),
+        "--speaker",
+        os.devnull,
+    ]
     proc = subprocess.Popen([sys.executable, "-m", "daemon", *argv], env=env, stderr=subprocess.DEVNULL)
 
     def status() -> subprocess.CompletedProcess[str]:

@@ -71,7 +71,9 @@ def notify() -> Iterator[NotifySocket]:
     s.close()
 
 
-def test_a_model_frozen_in_native_code_stops_the_watchdog(notify: NotifySocket, tmp_path: Path) -> None:
+def test_a_model_frozen_in_native_code_stops_the_watchdog(
+    notify: NotifySocket, tmp_path: Path, models_dir: Path
+) -> None:
     runtime = Path(tempfile.mkdtemp(dir="/tmp"))
     env = {
         **os.environ,
@@ -79,7 +81,15 @@ def test_a_model_frozen_in_native_code_stops_the_watchdog(notify: NotifySocket, 
         "WATCHDOG_USEC": str(2_000_000),  # a ping every second while healthy
         "RUNTIME_DIRECTORY": str(runtime),
     }
-    argv = ["run", "--config", str(config(tmp_path)), "--mic", str(silence(tmp_path, 120)), "--speaker", os.devnull]
+    argv = [
+        "run",
+        "--config",
+        str(config(tmp_path, models_dir)),
+        "--mic",
+        str(silence(tmp_path, 120)),
+        "--speaker",
+        os.devnull,
+    ]
     proc = subprocess.Popen([sys.executable, "-m", "daemon", *argv], env=env, stderr=subprocess.DEVNULL)
     frozen: Frozen | None = None
     try:
