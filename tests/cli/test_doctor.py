@@ -17,6 +17,7 @@ def test_doctor_reports_each_part_with_a_fix(
     cfg.write_text(
         f'[models]\ndir = "{models_dir}"\n[display]\ndriver = "dummy"\n[button]\npin_factory = "mock"\n'
         '[serial]\nenabled = true\nurl = "loop://"\n[audio]\ninput = "alsa:no-such-microphone"\n'
+        f'[state]\ndir = "{tmp_path / "state"}"\n'  # the doctor writes a probe there: not the machine's own box's
     )
     status = main(["--config", str(cfg), "doctor", "--json"])
     checks = {c["name"]: c for c in json.loads(capsys.readouterr().out)}
@@ -52,7 +53,10 @@ def test_doctor_verifies_the_encyclopedia_when_the_box_reads_one(models_dir: Pat
 
 def test_doctor_text_report_marks_failures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cfg = tmp_path / "talkbox.toml"
-    cfg.write_text('[display]\ndriver = "none"\n[button]\nenabled = false\n[audio]\ninput = "alsa:nothing"\n')
+    cfg.write_text(
+        '[display]\ndriver = "none"\n[button]\nenabled = false\n[audio]\ninput = "alsa:nothing"\n'
+        f'[state]\ndir = "{tmp_path / "state"}"\n'
+    )
     main(["--config", str(cfg), "doctor"])
     out = capsys.readouterr().out
     assert "✔ llm model" in out and "✘ audio in" in out and "fix:" in out

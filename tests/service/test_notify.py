@@ -85,6 +85,13 @@ def config(tmp_path: Path, models_dir: Path, extra: str = "") -> Path:
     return path
 
 
+def run_argv(tmp_path: Path, models_dir: Path, mic: float | Path, speaker: str = "", extra: str = "") -> list[str]:
+    """`talkbox run` on `config()`: a silent microphone of `mic` seconds (or the recording `mic`), into `speaker`."""
+    heard = mic if isinstance(mic, Path) else silence(tmp_path, mic)
+    said = speaker or str(tmp_path / "a.wav")
+    return ["run", "--config", str(config(tmp_path, models_dir, extra)), "--mic", str(heard), "--speaker", said]
+
+
 def silence(tmp_path: Path, seconds: float) -> Path:
     path = tmp_path / "silence.wav"
     sf.write(path, np.zeros(int(seconds * 16000), np.int16), 16000, subtype="PCM_16")
@@ -102,16 +109,7 @@ def start(notify: NotifySocket, *argv: str, watchdog_s: float = 1.0) -> subproce
 def test_ready_only_after_loading_then_watchdog_then_stopping_on_sigterm(
     notify: NotifySocket, tmp_path: Path, models_dir: Path
 ) -> None:
-    proc = start(
-        notify,
-        "run",
-        "--config",
-        str(config(tmp_path, models_dir)),
-        "--mic",
-        str(silence(tmp_path, 60)),
-        "--speaker",
-        str(tmp_path / "a.wav"),
-    )
+    proc = start(notify, *run_argv(tmp_path, models_dir, 60))
     try:
         messages = notify.wait_for("READY=1", 120)
         before = messages[: next(i for i, m in enumerate(messages) if "READY=1" in m)]
@@ -139,16 +137,7 @@ def test_status_follows_a_turn(notify: NotifySocket, tmp_path: Path, models_dir:
         ).returncode
         == 0
     )
-    proc = start(
-        notify,
-        "run",
-        "--config",
-        str(config(tmp_path, models_dir, "[listen]\nfollow_up_s = 0.0\n")),
-        "--mic",
-        str(question),
-        "--speaker",
-        str(tmp_path / "a.wav"),
-    )
+    proc = start(notify, *run_argv(tmp_path, models_dir, question, extra="[listen]\nfollow_up_s = 0.0\n"))
     assert proc.wait(timeout=120) == 0
     statuses = [m.split("STATUS=")[1] for m in notify.drain() if "STATUS=" in m]
     turn = [s for s in statuses if s in ("Listening", "Thinking", "Speaking", "Ready")]
@@ -156,10 +145,7 @@ def test_status_follows_a_turn(notify: NotifySocket, tmp_path: Path, models_dir:
 
 
 def test_a_permanent_fault_exits_78_without_ready(notify: NotifySocket, tmp_path: Path, models_dir: Path) -> None:
-    cfg = config(tmp_path, models_dir, '[llm]\nmodel = "/nonexistent/model.gguf"\n')
-    proc = start(
-        notify, "run", "--config", str(cfg), "--mic", str(silence(tmp_path, 1)), "--speaker", str(tmp_path / "a.wav")
-    )
+    proc = start(notify, *run_argv(tmp_path, models_dir, 1, extra='[llm]\nmodel = "/nonexistent/model.gguf"\n'))
     assert proc.wait(timeout=180) == EXIT_CONFIG  # a hang guard: a first start builds the examples (~50 s)
     assert "llm-model-missing" in proc.stderr.read()  # type: ignore[union-attr]
     notify.drain()
@@ -270,9 +256,8 @@ def test_sighup_stops_cleanly_saving_state_and_exits_75_for_systemd_to_start_it_
     from daemon.channels.control_client import ControlClient
 
     runtime = Path(tempfile.mkdtemp(dir="/tmp"))
-    cfg = config(tmp_path, models_dir, f'[state]\ndir = "{tmp_path / "state"}"\nkeep_history = true\n')
     env = {**os.environ, "NOTIFY_SOCKET": notify.path, "RUNTIME_DIRECTORY": str(runtime)}
-    argv = ["run", "--config", str(cfg), "--mic", str(silence(tmp_path, 60)), "--speaker", str(tmp_path / "a.wav")]
+    argv = run_argv(tmp_path, models_dir, 60, extra=f'[state]\ndir = "{tmp_path / "state"}"\nkeep_history = true\n')
     proc = subprocess.Popen([sys.executable, "-m", "daemon", *argv], env=env, stderr=subprocess.PIPE, text=True)
     try:
         notify.wait_for("READY=1", 120)
@@ -294,15 +279,7 @@ def test_status_tells_a_hung_daemon_from_one_that_is_not_running(
 ) -> None:
     runtime = Path(tempfile.mkdtemp(dir="/tmp"))
     env = {**os.environ, "NOTIFY_SOCKET": notify.path, "RUNTIME_DIRECTORY": str(runtime)}
-    argv = [
-        "run",
-        "--config",
-        str(config(tmp_path, models_dir)),
-        "--mic",
-        str(silence(tmp_path, 60)),
-        "--speaker",
-        os.devnull,
-    ]
+    argv = run_argv(tmp_path, models_dir, 60, os.devnull)
     proc = subprocess.Popen([sys.executable, "-m", "daemon", *argv], env=env, stderr=subprocess.DEVNULL)
 
     def status() -> subprocess.CompletedProcess[str]:

@@ -20,7 +20,7 @@ import pytest
 from daemon.channels.control_client import ControlClient
 from daemon.errors import TalkboxError
 from daemon.service.watchdog import BUDGETS_S
-from tests.service.test_notify import NotifySocket, config, silence
+from tests.service.test_notify import NotifySocket, run_argv
 
 pytestmark = pytest.mark.slow
 PTRACE_DETACH, PTRACE_SEIZE, PTRACE_INTERRUPT = 17, 0x4206, 0x4207
@@ -81,15 +81,7 @@ def test_a_model_frozen_in_native_code_stops_the_watchdog(
         "WATCHDOG_USEC": str(2_000_000),  # a ping every second while healthy
         "RUNTIME_DIRECTORY": str(runtime),
     }
-    argv = [
-        "run",
-        "--config",
-        str(config(tmp_path, models_dir)),
-        "--mic",
-        str(silence(tmp_path, 120)),
-        "--speaker",
-        os.devnull,
-    ]
+    argv = run_argv(tmp_path, models_dir, 120, os.devnull)
     proc = subprocess.Popen([sys.executable, "-m", "daemon", *argv], env=env, stderr=subprocess.DEVNULL)
     frozen: Frozen | None = None
     try:
