@@ -118,11 +118,12 @@ class Box:
             self._loop.add_signal_handler(signal.SIGHUP, self.reload)
         if self._stop_requested.is_set():
             return
-        spec = self.options.mic or self.config.audio.input
-        if spec != "-" and not is_device(spec):
-            # NOTE: a missing or unreadable file is said at once, not after the models have loaded
-            open_source(spec, realtime=False).close()
         async with contextlib.AsyncExitStack() as stack:
+            spec = self.options.mic or self.config.audio.input
+            # NOTE: a recording is opened before the models load: a missing or unreadable one is said at once
+            recording = None if spec == "-" or is_device(spec) else open_source(spec, not self.options.fast)
+            if recording is not None:
+                stack.callback(recording.close)
             engines = await self._engines()
             if engines is None or self._stop_requested.is_set():
                 return
@@ -147,7 +148,7 @@ class Box:
             ):
                 self.bus.subscribe(server.on_event)
                 stack.push_async_callback(server.stop)
-            await self._hear(keeper)
+            await self._hear(keeper, recording)
 
     async def _engines(self) -> Engines | None:
         """The models: given, or loaded now; None if the box was stopped while they loaded."""
@@ -198,14 +199,15 @@ class Box:
             async with asyncio.timeout(self.config.audio.retry_s):
                 await self._stopping.wait()
 
-    async def _hear(self, keeper: TurnKeeper) -> None:
-        """Serve turns from the microphone; a lost device is shown and retried, a file ends the run."""
+    async def _hear(self, keeper: TurnKeeper, recording: AudioSource | None) -> None:
+        """Serve turns from the microphone (`recording`, if opened already); a lost device is shown and retried, a
+        file ends the run."""
         spec = self.options.mic or self.config.audio.input
         started = time.monotonic()
         ready = False
         while not self._stop_requested.is_set():
             try:
-                source = open_source(spec, realtime=not self.options.fast)
+                source = recording or open_source(spec, realtime=not self.options.fast)
             except InputError as err:
                 if not is_device(spec):
                     raise

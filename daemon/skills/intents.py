@@ -452,8 +452,10 @@ def _named(v: dict[str, object]) -> dict[str, Arg]:
 
 def _which(v: dict[str, object]) -> dict[str, Arg]:
     """All the timers, or the one named; "every" heard as a name is all ("cancel a every timer": Whisper's "a")."""
-    named = {} if v.get("all") else _named(v)
-    return {"all": True} if v.get("all") or named.get("name") in _EVERY else named
+    if v.get("all"):
+        return {"all": True}
+    named = _named(v)
+    return {"all": True} if named.get("name") in _EVERY else named
 
 
 def warm_up() -> float:
