@@ -488,18 +488,32 @@ def final_pass_held_for_the_answer(
     return box, hearing, mic
 
 
+def held_until_started_early(events: list[Event]) -> threading.Event:
+    """An event set once the box has started an early answer (or after WAIT_S): the microphone stalls on it, so a loaded
+    machine cannot deliver the rest of the pause, and end the question, before the early answer had its chance."""
+    started = threading.Event()
+
+    def watch() -> None:
+        deadline = time.monotonic() + WAIT_S
+        while not of(events, AnswerStartedEarly) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        started.set()
+
+    threading.Thread(target=watch, daemon=True).start()
+    return started
+
+
 def test_an_answer_asked_for_before_the_judgement_came_starts_on_the_judged_words_not_after_the_final_pass(
     tmp_path: Path,
 ) -> None:
     # The unclear pause (1.0 s) asks for an answer 0.5 s before its end; the judgement, slow as a 1.5B brain's while
     # it reads the words of a partial, comes after that, and says the question is finished.
-    stalled, go_on = threading.Event(), threading.Event()
+    stalled = threading.Event()
     model = SlowJudge(stalled)
     box, hearing, mic = final_pass_held_for_the_answer(model, QUESTION, tmp_path)
     events = box.events
     mic.say(silence(0.8))  # past the answer asked for at 0.5 s, short of the question's end at 1.0 s
-    mic.stall(go_on, reached=stalled)  # the judgement comes now
-    threading.Timer(0.3, go_on.set).start()
+    mic.stall(held_until_started_early(events), reached=stalled)  # the judgement comes now
     mic.say(silence(1.0))
     box.hear_one_turn(mic)
     assert [e.complete for e in of(events, EndJudged)] == [True]
@@ -517,7 +531,9 @@ def test_an_answer_to_words_judged_unclear_starts_on_the_judged_words_not_after_
     model = ScriptedModel(answers={question: answer})
     box, hearing, mic = final_pass_held_for_the_answer(model, question, tmp_path)
     events = box.events
-    mic.say(silence(2.0))
+    mic.say(silence(0.7))  # past the answer asked for at 0.5 s, short of the question's end at 1.0 s
+    mic.stall(held_until_started_early(events))
+    mic.say(silence(1.3))
     box.hear_one_turn(mic)
     assert [e.complete for e in of(events, EndJudged)] == [None]
     assert hearing.spoken_before_final_pass[0]  # begun on the words judged, while the final pass still ran
