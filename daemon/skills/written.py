@@ -20,8 +20,11 @@ def normalise(text: str) -> str:
     # NOTE: and "a m" after a time as "mm" ("set an alarm for 6.45mm" was set for 6 PM): no length in a clock's words
     if _CLOCK_WORDS.search(text):
         text = _TIME_MM.sub(r"\1 am", text)
+        # NOTE: and "three" before a time's minutes as "free" ("an alarm for free 20pm" was "20 pm isn't a time").
+        text = _FREE_HOUR.sub("three ", text)
     # NOTE: Whisper writes a name ending in s as a possessive now and then ("Is Mars' bigger than Earth?").
     text = re.sub(r"(?<=\ws)'(?=\s|$)", "", text)
+    text = re.sub(r"\bun-(?=mute)", "un", text)  # "un-mute": one word to the templates
     text = re.sub(r"[!?;\"]", " ", text)
     text = re.sub(r"(?<!\d)[.,:](?!\d)", " ", text)  # keep "7.30", "7:30" and "2.5", drop sentence punctuation
     return _ADDRESS.sub("", " ".join(text.split()), count=1)
@@ -34,6 +37,8 @@ _ANOTHER_ONE: Final = re.compile(
 _CLOCK_WORDS: Final = re.compile(r"\b(?:alarm|wake|clock|time|remind)")
 _TIME_MM: Final = re.compile(r"\b((?:[1-9]|1[0-2])[.:][0-5]\d) ?mm\b")
 """A time of the morning whose "a m" was written as millimetres."""
+_FREE_HOUR: Final = re.compile(r"\bfree (?=[0-5]\d(?: ?[ap]\.? ?m\b|$| (?:in|on|tomorrow|today|tonight|every)\b))")
+"""Three o'clock's "three" heard as "free", before the minutes of a time: not before a length ("free 20 minutes")."""
 _ADDRESS: Final = re.compile(
     r"^(?:(?:hey|ok|okay|hi) (?:google|siri|alexa|jarvis|talkbox|talk box|computer|mycroft|nabu)"
     r"|alexa|siri|jarvis|talkbox|talk box|mycroft) (?=\S)"

@@ -12,6 +12,7 @@ from daemon.skills.intents import SkillCall, match
 from daemon.skills.misheard import readings
 from daemon.skills.sounds import SoundIndex, distance, phonemes
 from daemon.skills.vocabulary import skill_words
+from daemon.skills.written import normalise
 
 TUNE = {p.text: p for p in evaluation.tune()}
 
@@ -99,6 +100,12 @@ def test_a_length_in_millimetres_is_no_time_of_the_morning() -> None:
     assert match("convert 6.45mm to inches") == SkillCall(
         "convert", {"value": 0.25, "unit": "inch", "amount": 6.45, "from_unit": "millimetre"}
     )
+
+
+def test_three_heard_as_free_before_a_times_minutes_is_three_and_not_before_a_length() -> None:
+    assert match("Set an alarm for free 20pm.") == match("set an alarm for 3:20 pm")  # was "20 pm isn't a time"
+    assert match("wake me up at free 45 tomorrow") == match("wake me up at 3:45 tomorrow")
+    assert normalise("set a timer for free 20 minutes") == "set a timer for free 20 minutes"
 
 
 def test_a_number_split_by_a_full_stop_is_no_false_start() -> None:

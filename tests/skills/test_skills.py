@@ -432,6 +432,24 @@ def test_a_timer_named_before_its_length_carries_its_name(said: str, seconds: in
 
 
 @pytest.mark.parametrize(
+    ("said", "action"),
+    [
+        ("Take yourself off mute.", "unmute"),  # read as mute
+        ("turn the mute off", "unmute"),  # read as a question about other devices
+        ("Un-mute yourself.", "unmute"),
+        ("you can unmute now", "unmute"),
+        ("stop being muted", "unmute"),
+        ("sound back on please", "unmute"),
+        ("put yourself on mute", "mute"),
+        ("mute on", "mute"),
+    ],
+)
+def test_mute_is_told_from_its_undoing(said: str, action: str) -> None:
+    call = match(said)
+    assert call is not None and (call.skill, call.args.get("action")) == ("volume", action)
+
+
+@pytest.mark.parametrize(
     ("said", "level"),
     [("turn the volume down to 30 percent", 30), ("bring it up to 80", 80), ("lower the volume to 2", 20)],
 )
