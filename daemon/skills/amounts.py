@@ -39,6 +39,11 @@ def digits(text: str) -> str:
     return re.sub(r"\s+", " ", out).strip()
 
 
+def slot_text(values: dict[str, object], name: str) -> str:
+    """A slot's words as matched, without the politeness a trailing wildcard swallowed."""
+    return strip_fillers(str(values.get(name) or ""))
+
+
 def strip_fillers(text: str) -> str:
     """Politeness a trailing wildcard swallowed ("eggs please" -> "eggs")."""
     words = text.strip(" .,!?").split()

@@ -14,8 +14,8 @@ import time
 from importlib import resources
 from typing import Any, Final
 
-from daemon.skills import chance, counting, facts, make_it, number_facts, unable
-from daemon.skills.amounts import digits, read_duration, read_durations, read_volume, strip_fillers
+from daemon.skills import chance, counting, facts, number_facts, reminder_intents, unable
+from daemon.skills.amounts import read_duration, read_volume, slot_text
 from daemon.skills.calc import Unanswerable, work_out
 from daemon.skills.call import Arg as Arg
 from daemon.skills.call import SkillCall as SkillCall
@@ -23,20 +23,11 @@ from daemon.skills.facts import claims
 from daemon.skills.honest import TOPICS, is_amount, is_device, is_now, is_product, is_title
 from daemon.skills.misheard import readings
 from daemon.skills.money import currency_in
-from daemon.skills.reminder_args import (
-    SNOOZE_S,
-    alarm_call,
-    noted,
-    off_the_clock,
-    part_of_day_call,
-    timer_call,
-    timers_call,
-)
-from daemon.skills.reminders import length_as_a_name
+from daemon.skills.reminder_args import off_the_clock
 from daemon.skills.speech import DAYS
 from daemon.skills.units import convert
 from daemon.skills.vocabulary import skill_words
-from daemon.skills.when import days_named, names_no_half_of_day, parse_clock_time
+from daemon.skills.when import names_no_half_of_day, parse_clock_time
 from daemon.skills.written import normalise as normalise
 
 _LOGGER = logging.getLogger(__name__)
@@ -221,19 +212,11 @@ def _match(said: str) -> SkillCall | None:
     return min(calls, key=lambda c: c[0])[1] if calls else None
 
 
-def _text(values: dict[str, object], name: str) -> str:
-    return strip_fillers(str(values.get(name) or ""))
-
-
-_LENGTH: Final = re.compile(r"\d|\b(second|sec|minute|min|hour|hr|day|week)s?\b")
 ASKING: Final = re.compile(
     r"(?:what|what's|why|how|who|where|when|which|whose|should|shall|is|are|am|do|does|did|was|were|has|have)\b"
 )
 """How a question opens: worded near a command, it is still a question for the model ("what do people who wake up at
 5 am do", "should I wake up at 6 am or 7 am"); a request opens otherwise ("could you", "I'd like", "set")."""
-_WH: Final = re.compile(r"(?:what|what's|why|how|who|where|when|which|whose)\b")
-"""A question's opening that no request has ("is it possible to set a timer …" is one)."""
-_A_MOMENT: Final = re.compile(r"(?:a|one) (?:sec|second|moment|mo|tick)")
 _CANCEL_IT: Final = re.compile(r"(let's )?cancel (it|that|this)( now| please)?")
 
 
@@ -253,103 +236,27 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             return SkillCall("date")
         case "TalkboxDay":
             return SkillCall("day")
-        case "HassStartTimer" | "TalkboxTimer" if read_duration(re.sub(r"\b(?:the|my)\b", "", _text(v, "name"))):
-            return None  # NOTE: a length is no name: "set a 45 second timer and a 2 minute", cut off, is no timer yet
-        case "HassStartTimer" if "conversation_command" not in v:
-            seconds = sum(_number(v, k) * s for k, s in (("hours", 3600), ("minutes", 60), ("seconds", 1)))
-            return timer_call(round(seconds), _text(v, "name"))
-        case "TalkboxTimer" if _A_MOMENT.fullmatch(_text(v, "duration")):
-            return None  # NOTE: "hold the timer for a sec" is no timer of one second; nor is "wait a second"
-        case "TalkboxTimer" if _WH.match(_text(v, "name")):
-            return None  # NOTE: "what is a timer for 5 minutes" asks, and its name is no name: no timer was asked for
-        case "TalkboxTimer":
-            duration = read_duration(_text(v, "duration"))
-            return timer_call(duration, _text(v, "name"), _text(v, "note")) if duration is not None else None
-        case "TalkboxTimers":
-            lengths = read_durations(_text(v, "lengths"), several=bool(v.get("several")))
-            return timers_call(lengths) if lengths is not None else None
-        case "TalkboxTimerAdd":
-            added = read_duration(re.sub(r"\b(more|extra) ", "", _text(v, "duration")))  # "10 more minutes"
-            off = {"take_off": True} if v.get("take_off") else {}
-            return SkillCall("timer_add", {"seconds": added, **off, **_named(v)}) if added is not None else None
-        case "TalkboxSnooze":
-            snooze = read_duration(_text(v, "duration")) if v.get("duration") else SNOOZE_S
-            return _snoozed(timer_call(snooze, "", "wake up")) if snooze is not None else None
-        case "TalkboxTimerPause" | "HassPauseTimer" | "HassUnpauseTimer":
-            resume = bool(v.get("resume")) or intent == "HassUnpauseTimer"
-            return SkillCall("timer_pause", {"resume": resume, **_which(v)})
-        case "HassIncreaseTimer" | "HassDecreaseTimer":
-            change = round(sum(_number(v, unit) * s for unit, s in _UNIT_S))
-            off = {"take_off": True} if intent == "HassDecreaseTimer" else {}
-            return SkillCall("timer_add", {"seconds": change, **off, **_named(v)}) if change else None
-        case "TalkboxTimerChange":
-            length = read_duration(_text(v, "duration"))
-            return SkillCall("timer_change", {"seconds": length, **_named(v)}) if length is not None else None
-        case "TalkboxChangeIt":
-            return make_it.read(_text(v, "change_to"))
-        case "HassTimerStatus" | "TalkboxTimerLeft" if _named(v).get("name") in ("alarm", "next alarm"):
-            return SkillCall("alarm_list")  # NOTE: "how long until my alarm goes off" asks of the alarm
-        case "HassTimerStatus" | "TalkboxTimerLeft":
-            return SkillCall("timer_left", _named(v))
-        case "HassCancelTimer" | "TalkboxTimerCancel":
-            return SkillCall("timer_cancel", _which(v))
-        case "HassCancelAllTimers":
-            return SkillCall("timer_cancel", {"all": True})
-        case "TalkboxAlarmMove":
-            call = alarm_call("alarm_move", _text(v, "when"), said)
-            if call is not None and names_no_half_of_day(_text(v, "when")):
-                call = dataclasses.replace(call, args={**call.args, "near": True})  # the half of the alarm moved
-            at = parse_clock_time(_text(v, "alarm_from")) if v.get("alarm_from") else None
-            if call is None or at is None or "hour" not in call.args:
-                return call if not v.get("alarm_from") else None
-            return dataclasses.replace(call, args={**call.args, "from_hour": at.hour, "from_minute": at.minute})
-        case "TalkboxAlarmSet":
-            return alarm_call("alarm_set", _text(v, "when"), said, waking=bool(v.get("waking")), note=_text(v, "note"))
-        case "TalkboxCancelEverything":
-            return SkillCall("cancel_what", {"named": _text(v, "named")} if v.get("named") else {})
-        case "TalkboxReminderList":
-            return SkillCall("reminder_list")
-        case "TalkboxReminderCancel":
-            return SkillCall("reminder_cancel", {"all": True} if v.get("all") else noted(_text(v, "note")))
-        case "TalkboxRemindPart":
-            return part_of_day_call(_text(v, "part"), _text(v, "note"), said)
-        case "TalkboxRemindWhen" if v.get("what") == "timer" and _LENGTH.search(digits(_text(v, "name"))):
-            return None  # "set a timer for ten minutes" is a timer (a number or a unit in the name: a length, cut off)
-        case "TalkboxRemindWhen":
-            # NOTE: no time or length it could be set for: said how to ask
-            return SkillCall("remind_when", {"what": str(v["what"])} if v.get("what") else {})
-        case "TalkboxAlarmList":
-            return SkillCall("alarm_list")
-        case "TalkboxAlarmCancel":
-            if v.get("all"):
-                return SkillCall("alarm_cancel", {"all": True})
-            if not v.get("when"):
-                return SkillCall("alarm_cancel")
-            call = alarm_call("alarm_cancel", _text(v, "when"), said)
-            # NOTE: "cancel the weekend alarm" names the alarm by its days, not its time
-            days = days_named(_text(v, "when")) if call is None else ()
-            return SkillCall("alarm_cancel", {"days": days}) if days else call
-        case "TalkboxAlarmSkip":
-            return SkillCall("alarm_skip")
+        case reminder if reminder in reminder_intents.INTENTS:
+            return reminder_intents.read(reminder, v, said)
         case "TalkboxTimeAhead":
-            ahead = read_duration(_text(v, "duration"))
+            ahead = read_duration(slot_text(v, "duration"))
             return SkillCall("time", {"ahead_s": ahead}) if ahead is not None and ahead > 0 else None
         case "TalkboxTimeUntil":
-            at = parse_clock_time(_text(v, "when"))
+            at = parse_clock_time(slot_text(v, "when"))
             if at is None:
                 return None  # NOTE: "how long until my alarm goes off", "... christmas": no clock time
-            near = {"near": True} if names_no_half_of_day(_text(v, "when")) else {}
+            near = {"near": True} if names_no_half_of_day(slot_text(v, "when")) else {}
             return SkillCall("time", {"until_hour": at.hour, "until_minute": at.minute, **near})
         case "TalkboxVolume" if v.get("action") in ("up_by", "down_by"):
-            if re.match(r"(to|at) ", _text(v, "level")):
+            if re.match(r"(to|at) ", slot_text(v, "level")):
                 return None  # NOTE: "volume down to 30 percent" is a level to set, not a step of 30
-            step = read_volume(_text(v, "level"))
+            step = read_volume(slot_text(v, "level"))
             return SkillCall("volume", {"action": str(v["action"]), "level": step}) if step else None
         case "TalkboxVolume":
             action = str(v.get("action", ""))
             if action != "set":
                 return SkillCall("volume", {"action": action})
-            level = read_volume(_text(v, "level"))
+            level = read_volume(slot_text(v, "level"))
             if level == 11 and re.search(r"\bup\b", said) and not re.search(r"percent|%", said):
                 level = 100  # NOTE: "turn it up to eleven" is the idiom for as loud as it goes, not 11 of 100
             return SkillCall("volume", {"action": "set", "level": level}) if level is not None else None
@@ -367,17 +274,17 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
         case "TalkboxDecline":
             return SkillCall("decline")
         case "TalkboxCalc":
-            return calc_call(work_out(_text(v, "expression")), currency_in(_text(v, "expression")))
+            return calc_call(work_out(slot_text(v, "expression")), currency_in(slot_text(v, "expression")))
         case "TalkboxConvert":
-            conversion = convert(_text(v, "amount"), _text(v, "unit"))
+            conversion = convert(slot_text(v, "amount"), slot_text(v, "unit"))
             if conversion is None:
                 return None
             args: dict[str, Arg] = {"value": round(conversion.value, 2), "unit": conversion.to_unit}
             return SkillCall("convert", args | {"amount": conversion.amount, "from_unit": conversion.from_unit})
         case "TalkboxSetTime":
-            at = parse_clock_time(_text(v, "when"))
+            at = parse_clock_time(slot_text(v, "when"))
             if at is None:
-                return off_the_clock("set_time", _text(v, "when"))
+                return off_the_clock("set_time", slot_text(v, "when"))
             return SkillCall("set_time", {"hour": at.hour, "minute": at.minute})
         case "TalkboxPace":
             return SkillCall("pace", {"action": str(v["action"])})
@@ -421,41 +328,10 @@ def _offline(topic: str, v: dict[str, object]) -> SkillCall | None:
     if not all(is_now(slot) for slot in slots):
         return None
     if "amount" in v:
-        amount = _text(v, "amount")
-        if not is_amount(amount) or convert(amount, _text(v, "currency")) is not None:
+        amount = slot_text(v, "amount")
+        if not is_amount(amount) or convert(amount, slot_text(v, "currency")) is not None:
             return None  # "how much is 5 kilos in pounds" is a conversion, not an exchange rate
     return SkillCall("offline", {"topic": topic})
-
-
-def _number(values: dict[str, object], name: str) -> float:
-    value = values.get(name)
-    return float(value) if isinstance(value, int | float | str) and value != "" else 0.0
-
-
-def _snoozed(call: SkillCall) -> SkillCall:
-    """A snooze's reminder to wake up, marked as one: with nothing rung lately the skill says so instead."""
-    return dataclasses.replace(call, args={**call.args, "snooze": True})
-
-
-_UNIT_S: Final = (("hours", 3600), ("minutes", 60), ("seconds", 1))
-_EVERY: Final = frozenset({"every", "each", "all", "all the", "all my", "both", "both the"})
-
-
-def _named(v: dict[str, object]) -> dict[str, Arg]:
-    name = re.sub(r"^(the|my|a|an)\s+", "", _text(v, "name").removesuffix(" timer"))
-    # NOTE: Home Assistant's "cancel the {start_minutes} minute timer" names a timer by the length it was set for
-    length = sum(float(str(v.get(f"start_{unit}") or 0)) * s for unit, s in _UNIT_S)
-    if not name and length:
-        name = length_as_a_name(length)
-    return {"name": name} if name else {}
-
-
-def _which(v: dict[str, object]) -> dict[str, Arg]:
-    """All the timers, or the one named; "every" heard as a name is all ("cancel a every timer": Whisper's "a")."""
-    if v.get("all"):
-        return {"all": True}
-    named = _named(v)
-    return {"all": True} if named.get("name") in _EVERY else named
 
 
 def warm_up() -> float:
