@@ -20,6 +20,7 @@ from daemon.engines.vad import WebRtcVad
 from daemon.errors import ModelError, TalkboxError
 from daemon.modelstore.select import (
     SelectedModel,
+    check_given_paths,
     select,
     select_judge,
     select_knowledge,
@@ -277,6 +278,8 @@ def load_vad(config: Config) -> VoiceActivityDetector:
 def load_engines(config: Config, progress: Callable[[str, float], None] | None = None) -> Engines:
     """Verify and load every engine; the LLM's system prompt is evaluated before the first question."""
     report = progress or (lambda step, fraction: None)
+    # NOTE: a model path mistyped in the config was said only after the skills' examples loaded (~50 s on a first start)
+    check_given_paths(config)
     keep_big_blocks_out_of_the_heap()
     # NOTE: first: making its session frees ~60 MB of folded weights that the engines loaded after it reuse; loaded
     # last it raised the peak RSS by 202 MB instead of 109 (dev profile, VmHWM after load_engines, two runs each).

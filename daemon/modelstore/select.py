@@ -18,7 +18,7 @@ from daemon.modelstore.manifest import (
     load_manifest,
     verify,
 )
-from daemon.modelstore.user_models import verify_user_model
+from daemon.modelstore.user_models import model_files, pin_for, verify_user_model
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -69,6 +69,18 @@ def _from_path(config: Config, role: str, path: Path) -> SelectedModel:
     if role == "stt":
         engine = "pocketsphinx" if (path / "feat.params").is_file() else "vosk"
     return SelectedModel(role, path.name, path, engine=engine)
+
+
+def check_given_paths(config: Config, manifest: Manifest | None = None) -> None:
+    """A model the config gives by path that is not there, is of the wrong kind or has no pin: said at once, before
+    any model is hashed or loaded (ModelError); its digest is checked when it is selected."""
+    manifest = manifest or manifest_for(config)
+    for role in ("llm", "stt", "tts"):  # the roles every box loads
+        configured = _configured(config, role)
+        if configured and configured not in manifest.models:
+            path = Path(configured).expanduser()
+            model_files(role, path)
+            pin_for(role, path, _pin(config, role))
 
 
 def select(config: Config, role: str, manifest: Manifest | None = None) -> SelectedModel:

@@ -12,6 +12,7 @@ import pytest
 
 from daemon.cli.main import main
 from daemon.config import Config
+from daemon.engines.load import load_engines
 from daemon.errors import EXIT_CONFIG, EXIT_OK, ModelError
 from daemon.modelstore.manifest import load_manifest, verify
 from daemon.modelstore.select import select
@@ -92,3 +93,25 @@ def test_models_digest_prints_the_config_lines_that_pin_it(tmp_path: Path, capsy
     path = own_copy("tts", tmp_path)
     assert main(["models", "digest", "tts", str(path)]) == EXIT_OK
     assert capsys.readouterr().out == f'[tts]\nsha256 = "{user_digest("tts", path)}"\n'
+
+
+@pytest.mark.parametrize(
+    ("role", "given", "code"),
+    [
+        ("llm", "missing.gguf", "llm-model-missing"),
+        ("llm", "unpinned.gguf", "llm-model-unpinned"),
+        ("stt", "unpinned.gguf", "stt-model-corrupt"),  # a file where a speech model's directory belongs
+        ("tts", "missing.onnx", "tts-model-missing"),
+    ],
+)
+def test_a_model_path_the_box_cannot_use_is_said_before_any_model_is_assembled_or_loaded(
+    role: str, given: str, code: str, dev_config: Config, tmp_path: Path
+) -> None:
+    (tmp_path / "unpinned.gguf").write_bytes(b"GGUF")
+    models = tmp_path / "models"
+    models.mkdir()
+    config = dataclasses.replace(dev_config, models=dataclasses.replace(dev_config.models, dir=str(models)))
+    with pytest.raises(ModelError) as refused:
+        load_engines(configured(config, role, tmp_path / given))
+    assert refused.value.code == code
+    assert not any(models.iterdir())  # the skills' examples were not built, nor the brain assembled from its parts
