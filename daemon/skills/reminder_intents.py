@@ -141,10 +141,18 @@ def read(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             call = alarm_call("alarm_cancel", slot_text(v, "when"), said)
             # NOTE: "cancel the weekend alarm" names the alarm by its days, not its time
             days = days_named(slot_text(v, "when")) if call is None else ()
-            return SkillCall("alarm_cancel", {"days": days}) if days else call
+            return SkillCall("alarm_cancel", {"days": days}) if days else either_half(call, slot_text(v, "when"))
         case "TalkboxAlarmSkip":
             return SkillCall("alarm_skip")
     return None
+
+
+def either_half(call: SkillCall | None, when: str) -> SkillCall | None:
+    """An alarm named by a time without its half of the day ("cancel the 7 alarm"), marked so that the alarm at
+    either half is meant: the skill cancels the one held, and asks when both are."""
+    if call is None or "hour" not in call.args or not names_no_half_of_day(when):
+        return call
+    return dataclasses.replace(call, args={**call.args, "near": True})
 
 
 def _number(values: dict[str, object], name: str) -> float:

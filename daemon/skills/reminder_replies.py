@@ -24,7 +24,7 @@ from daemon.skills.replies import (
     NOTHING_SET,
     Reply,
 )
-from daemon.skills.speech import DAYS, say_alarm, say_clock, say_days, say_list, upper_first
+from daemon.skills.speech import DAYS, say_alarm, say_clock, say_days, say_hour_and_minute, say_list, upper_first
 
 
 def find_timers(reminders: Reminders, name: str) -> list[Reminder]:
@@ -247,19 +247,29 @@ def skip_alarm(reminders: Reminders, now_wall: float | None) -> Reply:
 
 
 def cancel_alarms(
-    reminders: Reminders, at: tuple[int, int] | None, everything: bool, days: tuple[int, ...] = ()
+    reminders: Reminders,
+    at: tuple[int, int] | None,
+    everything: bool,
+    days: tuple[int, ...] = (),
+    either_half: bool = False,
 ) -> Reply:
-    """Cancel the alarm `at` (hour, minute), the one on `days` ("the weekend alarm"), the only one, or `everything`;
-    ask which when several could be meant."""
+    """Cancel the alarm `at` (hour, minute; at either half of the day when its half was not said), the one on `days`
+    ("the weekend alarm"), the only one, or `everything`; ask which when several could be meant."""
     alarms = reminders.alarms()
     if at is not None:
-        alarms = [r for r in alarms if (r.hour, r.minute) == at]
+        times = {at, ((at[0] + 12) % 24, at[1])} if either_half else {at}
+        alarms = [r for r in alarms if (r.hour, r.minute) in times]
+        if len({(r.hour, r.minute) for r in alarms}) > 1:
+            held = say_list([say_clock(*t) for t in sorted({(r.hour, r.minute) for r in alarms})])
+            return Reply(f"Alarms are set for {held}. Say which one to cancel.")
     if days:
         alarms = [r for r in alarms if r.days == days] or [r for r in alarms if set(days) <= set(r.days)]
     if not alarms:
         if days:
             return Reply(f"There is no alarm {say_days(days)}.")
-        return Reply(f"There is no alarm at {say_clock(*at)}." if at is not None else NO_ALARMS)
+        if at is not None:
+            return Reply(f"There is no alarm at {(say_hour_and_minute if either_half else say_clock)(*at)}.")
+        return Reply(NO_ALARMS)
     if len(alarms) > 1 and not everything and at is None:
         return Reply(f"{len(alarms)} alarms are set. Say which time, or say cancel all alarms.")
     reminders.remove(alarms)

@@ -79,7 +79,7 @@ CONFIRM_FIRST: Final = frozenset(
     | {"pace", "timer_pause", "timer_change", "change_it"}
 )
 """Requests that undo or change something: read loosely from a misheard sentence, they are asked about first."""
-NAMING: Final = frozenset({"name", "hour", "minute", "days"})
+NAMING: Final = frozenset({"name", "hour", "minute", "days", "near"})
 """Arguments that only say which timer or alarm a request means."""
 WORDED: Final = frozenset({"action", "all"})
 """Arguments the template's own words set ("turn it up", "cancel all timers"), never a number or a name heard."""
@@ -365,7 +365,7 @@ class Skills:
                 at = (_int(a, "hour"), _int(a, "minute")) if "hour" in a else None
                 said_days = a.get("days", ()) if at is None else ()
                 named = tuple(int(d) for d in said_days) if isinstance(said_days, tuple | list) else ()
-                return cancel_alarms(self.reminders, at, bool(a.get("all")), named)
+                return cancel_alarms(self.reminders, at, bool(a.get("all")), named, either_half=bool(a.get("near")))
             case "volume":
                 return change_volume(self.volume, str(a.get("action", "")), a.get("level"))
             case "calculate" if "impossible" in a:

@@ -66,6 +66,11 @@ def say_days(days: tuple[int, ...], once: bool = False) -> str:
     return "every " + say_list([DAYS[d] for d in days])
 
 
+def say_hour_and_minute(hour: int, minute: int) -> str:
+    """ "seven thirty": a time said without its half of the day, as it was asked about."""
+    return say_clock(hour, minute).removesuffix(" am").removesuffix(" pm")
+
+
 def say_list(items: list[str]) -> str:
     """ "a", "a and b", "a, b and c"."""
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]

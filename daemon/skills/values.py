@@ -12,8 +12,9 @@ from daemon.skills.amounts import read_duration, read_durations, strip_fillers
 from daemon.skills.call import SkillCall
 from daemon.skills.intents import normalise
 from daemon.skills.reminder_args import alarm_call, timer_call, timers_call
+from daemon.skills.reminder_intents import either_half
 from daemon.skills.reminders import say_length
-from daemon.skills.speech import say_alarm, say_list
+from daemon.skills.speech import say_alarm, say_clock, say_hour_and_minute, say_list
 from daemon.skills.when import clock_time_put_as, parse_clock_time
 
 LOOSE_SLOTS: Final = frozenset({"timer_start", "alarm_set", "set_time"})
@@ -33,6 +34,11 @@ _ASKS: Final = re.compile(r"(?:\w+ )?(?:what|how|when|which|is|are|do|does)\b")
 _MOVING: Final = re.compile(
     r"\b(?:change|move|shift|push|switch|reset|bring|instead)\b.*\balarm|\balarm\b.*\binstead\b"
 )
+_UNDOING: Final = re.compile(
+    r"^(?:\w+ ){0,2}?(?:cancel|delete|remove|get rid of|scrap|ditch|clear|erase|wipe|kill|turn off|switch off|stop)\b"
+)
+"""A request that opens by undoing something sets no timer or alarm ("umm get rid of the 6 and alarm" set one); a
+note may undo ("set a timer to turn off the oven")."""
 _NOT_A_NAME: Final = frozenset({"a", "an", "the", "my", "this", "that", "next", "new", "another", "one", "long"})
 
 
@@ -40,6 +46,9 @@ def read_values(skill: str, text: str) -> SkillCall | None:
     """`skill`'s call with the value `text` says anywhere in it (a duration, a clock time), or None when it says
     none: for a request read by meaning, which no template took, so no slot holds the value."""
     said = normalise(text)
+    if skill in ("timer_start", "alarm_set") and _UNDOING.search(said):
+        cancelled = either_half(alarm_call("alarm_cancel", said, said), said) if skill == "alarm_set" else None
+        return dataclasses.replace(cancelled, read_as=said) if cancelled is not None else None
     match skill:
         case "timer_start" if (lengths := _lengths_in(said)) is not None:
             return dataclasses.replace(timers_call(lengths), read_as=said)
@@ -138,6 +147,9 @@ def asked(call: SkillCall) -> str:
             return f"set the volume to {_whole(a['level'])} percent"
         case "timer_pause":
             return f"{'resume' if a.get('resume') else 'pause'} {'all timers' if a.get('all') else 'the timer'}"
+        case "alarm_cancel" if "hour" in a:
+            said = say_hour_and_minute if a.get("near") else say_clock
+            return f"cancel the {said(_whole(a['hour']), _whole(a['minute']))} alarm"
         case "timer_cancel" | "alarm_cancel" | "reminder_cancel" if a.get("all"):
             return f"cancel all {_THINGS[call.skill]}s"
         case "timer_cancel" | "alarm_cancel" | "reminder_cancel" if not set(a) - {"all"}:

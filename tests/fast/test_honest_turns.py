@@ -27,7 +27,7 @@ HONEST = [
     ("set an alarm for 25:99", "alarm_set", "25:99 isn't a time on the clock."),
     ("set the volume to 500 percent", "volume", VOLUME_LIMITS),
     ("how long is left on the pasta timer", "timer_left", "There is no pasta timer."),
-    ("cancel the 7:30 alarm", "alarm_cancel", "There is no alarm at seven thirty am."),
+    ("cancel the 7:30 alarm", "alarm_cancel", "There is no alarm at seven thirty."),
     ("what is the weather like tomorrow", "offline", OFFLINE),
     ("what's the news", "offline", OFFLINE),
     ("who won the game last night", "offline", OFFLINE),

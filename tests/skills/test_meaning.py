@@ -148,6 +148,17 @@ def test_a_command_that_undoes_something_read_by_meaning_is_asked_about_first(ro
     assert skills.run(skills.route("yes") or pytest.fail("no yes")) == Reply("10 minute timer cancelled.", changed=True)
 
 
+def test_a_request_opening_by_undoing_an_alarm_never_sets_one(router: MeaningRouter) -> None:
+    # Whisper's words for "um get rid of the six am alarm": read by meaning as an alarm set for 6 PM, to confirm
+    skills = _skills(router)
+    skills.reminders.alarm(6, 0, (), skills.clock.now())
+    call = skills.route("Umm, get rid of the 6 and alarm.")
+    assert call is not None and call.skill == "alarm_cancel"
+    assert skills.run(call).text == 'Did you mean "cancel the six alarm"? Say yes, and I will.'
+    assert skills.run(skills.route("yes") or pytest.fail("no yes")).text == "Alarm cancelled."
+    assert not skills.reminders.alarms()
+
+
 def test_a_question_only_the_internet_could_answer_now_gets_the_offline_answer(router: MeaningRouter) -> None:
     said = "Are the trains running on time today?"
     assert match(said) is None

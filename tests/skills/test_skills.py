@@ -293,6 +293,20 @@ def test_volume_changes_by_voice_and_is_kept_in_the_settings() -> None:
     assert skills.run(match("set the volume to 11 percent")).text == "Volume 11."  # type: ignore[arg-type]
 
 
+def test_an_alarm_named_without_its_half_of_the_day_is_cancelled_at_either_half() -> None:
+    skills = _skills()
+    for said in ("set an alarm for 7 pm", "set an alarm for 9 am", "set an alarm for 9 pm"):
+        skills.run(match(said))  # type: ignore[arg-type]
+    assert skills.run(match("cancel the 7 alarm")).text == "Alarm cancelled."  # type: ignore[arg-type]
+    assert skills.run(match("cancel my 9 o'clock alarm")).text == (  # type: ignore[arg-type]
+        "Alarms are set for nine am and nine pm. Say which one to cancel."
+    )
+    assert skills.run(match("cancel the 8 alarm")).text == "There is no alarm at eight."  # type: ignore[arg-type]
+    assert skills.run(match("cancel the 9 pm alarm")).text == "Alarm cancelled."  # type: ignore[arg-type]
+    assert [(a.hour, a.minute) for a in skills.reminders.alarms()] == [(9, 0)]
+    assert skills.run(match("cancel the 7 am alarm")).text == "There is no alarm at seven am."  # type: ignore[arg-type]
+
+
 def test_asked_how_loud_it_is_the_box_says_and_changes_nothing() -> None:
     skills = _skills()
     asked = ("what's the volume at", "how loud can you go", "what's the maximum volume", "are you muted")
