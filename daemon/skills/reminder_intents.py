@@ -113,7 +113,10 @@ def read(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             at = parse_clock_time(slot_text(v, "alarm_from")) if v.get("alarm_from") else None
             if call is None or at is None or "hour" not in call.args:
                 return call if not v.get("alarm_from") else None
-            return dataclasses.replace(call, args={**call.args, "from_hour": at.hour, "from_minute": at.minute})
+            moved: dict[str, Arg] = {"from_hour": at.hour, "from_minute": at.minute}
+            if names_no_half_of_day(slot_text(v, "alarm_from")):
+                moved["from_near"] = True  # "move the 7 alarm to 8": the alarm at 7 am or 7 pm
+            return dataclasses.replace(call, args={**call.args, **moved})
         case "TalkboxAlarmSet":
             return alarm_call(
                 "alarm_set", slot_text(v, "when"), said, waking=bool(v.get("waking")), note=slot_text(v, "note")

@@ -163,17 +163,19 @@ def move_alarm(
     now_wall: float | None,
     near: bool = False,
     which: int | None = None,
+    from_either_half: bool = False,
 ) -> Reply:
     """Move the alarm `at` (hour, minute), the one of id `which` (a reminder too: "make it 7" just after one), or the
     only one, to `to`: on `days` if the request named any, else on its own; ask which when several could be meant;
     set one when there is none to move. `near`: `to` named no half of the day, so it is the one nearer the alarm moved
-    ("change my 7 am alarm to 6" is 6 am)."""
+    ("change my 7 am alarm to 6" is 6 am); `from_either_half`: `at` named none ("move the 7 alarm")."""
     if which is not None:
         alarms = [r for r in reminders.alarms() if r.id == which]
     else:
-        alarms = [r for r in reminders.alarms() if not r.note and (at is None or (r.hour, r.minute) == at)]
+        times = {at, ((at[0] + 12) % 24, at[1])} if at is not None and from_either_half else {at}
+        alarms = [r for r in reminders.alarms() if not r.note and (at is None or (r.hour, r.minute) in times)]
     if not alarms and at is not None:
-        return Reply(f"There is no alarm at {say_clock(*at)}.")
+        return Reply(f"There is no alarm at {(say_hour_and_minute if from_either_half else say_clock)(*at)}.")
     if not alarms:
         made = set_alarm(reminders, *to, days, now_wall, once=once)
         return Reply(f"There was no alarm to change, so I set one. {made.text}", changed=made.changed)

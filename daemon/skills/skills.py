@@ -346,7 +346,8 @@ class Skills:
                 days, once = alarm_days(a, self.wall())
                 at = (_int(a, "from_hour"), _int(a, "from_minute")) if "from_hour" in a else None
                 to, which = (_int(a, "hour"), _int(a, "minute")), (_int(a, "id") if "id" in a else None)
-                return move_alarm(self.reminders, at, to, days, once, self.wall(), bool(a.get("near")), which)
+                near, from_near = bool(a.get("near")), bool(a.get("from_near"))
+                return move_alarm(self.reminders, at, to, days, once, self.wall(), near, which, from_near)
             case "cancel_what":
                 return cancel_what(self.reminders, str(a.get("named", "")))
             case "reminder_list":

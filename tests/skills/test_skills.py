@@ -293,7 +293,7 @@ def test_volume_changes_by_voice_and_is_kept_in_the_settings() -> None:
     assert skills.run(match("set the volume to 11 percent")).text == "Volume 11."  # type: ignore[arg-type]
 
 
-def test_an_alarm_named_without_its_half_of_the_day_is_cancelled_at_either_half() -> None:
+def test_an_alarm_named_without_its_half_of_the_day_is_cancelled_or_moved_at_either_half() -> None:
     skills = _skills()
     for said in ("set an alarm for 7 pm", "set an alarm for 9 am", "set an alarm for 9 pm"):
         skills.run(match(said))  # type: ignore[arg-type]
@@ -305,6 +305,12 @@ def test_an_alarm_named_without_its_half_of_the_day_is_cancelled_at_either_half(
     assert skills.run(match("cancel the 9 pm alarm")).text == "Alarm cancelled."  # type: ignore[arg-type]
     assert [(a.hour, a.minute) for a in skills.reminders.alarms()] == [(9, 0)]
     assert skills.run(match("cancel the 7 am alarm")).text == "There is no alarm at seven am."  # type: ignore[arg-type]
+    assert skills.run(match("set an alarm for 9:30 pm")).text == "Alarm set for nine thirty pm."  # type: ignore[arg-type]
+    assert skills.run(match("move the 9 alarm to 8")).text == "Your alarm is now eight am, not nine am."  # type: ignore[arg-type]
+    assert skills.run(match("move the 9:30 alarm to 10")).text == (  # type: ignore[arg-type]
+        "Your alarm is now ten pm, not nine thirty pm."
+    )
+    assert skills.run(match("move the 3 alarm to 4")).text == "There is no alarm at three."  # type: ignore[arg-type]
 
 
 def test_asked_how_loud_it_is_the_box_says_and_changes_nothing() -> None:
