@@ -141,12 +141,16 @@ def set_alarm(
     once: bool = False,
 ) -> Reply:
     """Set an alarm (on `days` of the week, on the first of them `once`, or once), or a reminder of `note` then;
-    without a trusted clock (`now_wall` None) it waits for one."""
+    without a trusted clock (`now_wall` None) it waits for one; one the same as an alarm held is not set twice."""
+    when = say_alarm(hour, minute, days, once)
+    same = (hour, minute, days, once, note)
+    if any((r.hour, r.minute, r.days, r.once, r.note) == same for r in reminders.alarms()):
+        held = f"I'll already remind you to {note} at {when}." if note else f"An alarm is set for {when} already."
+        return Reply(held)
     try:
         reminders.alarm(hour, minute, days, now_wall, note, once)
     except ValueError as err:
         return Reply(f"I can't: {err}.")
-    when = say_alarm(hour, minute, days, once)
     done = f"OK. At {when}, I'll remind you to {note}" if note else f"Alarm set for {when}"
     if now_wall is None:
         wait = "once my clock is set" if note else "but it can't ring until my clock is set"

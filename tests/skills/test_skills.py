@@ -313,6 +313,17 @@ def test_an_alarm_named_without_its_half_of_the_day_is_cancelled_or_moved_at_eit
     assert skills.run(match("move the 3 alarm to 4")).text == "There is no alarm at three."  # type: ignore[arg-type]
 
 
+def test_an_alarm_or_reminder_asked_for_again_is_not_set_twice() -> None:
+    skills = _skills()
+    said = ("set an alarm for 6:30 am tomorrow", "wake me up at 7 on weekdays", "remind me at 5 pm to call mum")
+    assert [skills.run(match(s)).changed for s in said] == [True, True, True]  # type: ignore[arg-type]
+    again = [skills.run(match(s)) for s in ("set an alarm for 6:30 am tomorrow", "set an alarm for 7 am every weekday")]  # type: ignore[arg-type]
+    assert [r.text.startswith("An alarm is set for") and r.text.endswith("already.") for r in again] == [True, True]
+    assert skills.run(match(said[2])).text == "I'll already remind you to call mum at five pm."  # type: ignore[arg-type]
+    assert not any(r.changed for r in again) and len(skills.reminders.alarms()) == 3
+    assert skills.run(match("set an alarm for 7 am")).changed  # type: ignore[arg-type]
+
+
 def test_asked_how_loud_it_is_the_box_says_and_changes_nothing() -> None:
     skills = _skills()
     asked = ("what's the volume at", "how loud can you go", "what's the maximum volume", "are you muted")
