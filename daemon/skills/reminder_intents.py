@@ -57,6 +57,8 @@ _LENGTH: Final = re.compile(r"\d|\b(second|sec|minute|min|hour|hr|day|week)s?\b"
 """A number or a unit: in a name, a length that was cut off."""
 _WH: Final = re.compile(r"(?:what|what's|why|how|who|where|when|which|whose)\b")
 """A question's opening that no request has ("is it possible to set a timer …" is one)."""
+_ASKS_IN_A_NAME: Final = re.compile(r"\b(?:i|you|we|they|should|could|would|do|does|did|can|will|is|are)\b")
+"""Words of a question, not of a timer's name."""
 _A_MOMENT: Final = re.compile(r"(?:a|one) (?:sec|second|moment|mo|tick)")
 """A moment, not a length ("hold the timer for a sec")."""
 
@@ -100,6 +102,8 @@ def read(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             return make_it.read(slot_text(v, "change_to"))
         case "HassTimerStatus" | "TalkboxTimerLeft" if _named(v).get("name") in ("alarm", "next alarm"):
             return SkillCall("alarm_list")  # NOTE: "how long until my alarm goes off" asks of the alarm
+        case "HassTimerStatus" | "TalkboxTimerLeft" if _ASKS_IN_A_NAME.search(str(_named(v).get("name", ""))):
+            return None  # NOTE: "how long on the beach should I stay" asks no timer
         case "HassTimerStatus" | "TalkboxTimerLeft":
             return SkillCall("timer_left", _named(v))
         case "HassCancelTimer" | "TalkboxTimerCancel":

@@ -324,6 +324,21 @@ def test_an_alarm_or_reminder_asked_for_again_is_not_set_twice() -> None:
     assert skills.run(match("set an alarm for 7 am")).changed  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [
+        ("how long on the pasta", "pasta"),  # went to the model, with a pasta timer running
+        ("how much longer for the pasta", "pasta"),
+        ("how much time on the eggs", "eggs"),
+        ("how long for the pasta", None),  # a cook's question
+        ("how long on the beach should I stay", None),
+    ],
+)
+def test_the_time_left_on_a_timer_is_asked_by_its_name_alone(said: str, name: str | None) -> None:
+    call = match(said)
+    assert (None if call is None else (call.skill, call.args.get("name"))) == (("timer_left", name) if name else None)
+
+
 def test_asked_how_loud_it_is_the_box_says_and_changes_nothing() -> None:
     skills = _skills()
     asked = ("what's the volume at", "how loud can you go", "what's the maximum volume", "are you muted")
