@@ -176,10 +176,10 @@ def move_alarm(
     if which is not None:
         alarms = [r for r in reminders.alarms() if r.id == which]
     else:
-        times = {at, ((at[0] + 12) % 24, at[1])} if at is not None and from_either_half else {at}
+        times = _either_half(at, from_either_half) if at is not None else set()
         alarms = [r for r in reminders.alarms() if not r.note and (at is None or (r.hour, r.minute) in times)]
     if not alarms and at is not None:
-        return Reply(f"There is no alarm at {(say_hour_and_minute if from_either_half else say_clock)(*at)}.")
+        return Reply(f"There is no alarm at {_say_at(at, from_either_half)}.")
     if not alarms:
         made = set_alarm(reminders, *to, days, now_wall, once=once)
         return Reply(f"There was no alarm to change, so I set one. {made.text}", changed=made.changed)
@@ -252,6 +252,16 @@ def skip_alarm(reminders: Reminders, now_wall: float | None) -> Reply:
     )
 
 
+def _either_half(at: tuple[int, int], either: bool) -> set[tuple[int, int]]:
+    """The times an alarm named `at` may be: at either half of the day when the request named no half."""
+    return {at, ((at[0] + 12) % 24, at[1])} if either else {at}
+
+
+def _say_at(at: tuple[int, int], either: bool) -> str:
+    """`at` as the request named it: "seven thirty" when it named no half of the day, else "seven thirty pm"."""
+    return say_hour_and_minute(*at) if either else say_clock(*at)
+
+
 def cancel_alarms(
     reminders: Reminders,
     at: tuple[int, int] | None,
@@ -263,8 +273,7 @@ def cancel_alarms(
     ("the weekend alarm"), the only one, or `everything`; ask which when several could be meant."""
     alarms = reminders.alarms()
     if at is not None:
-        times = {at, ((at[0] + 12) % 24, at[1])} if either_half else {at}
-        alarms = [r for r in alarms if (r.hour, r.minute) in times]
+        alarms = [r for r in alarms if (r.hour, r.minute) in _either_half(at, either_half)]
         if len({(r.hour, r.minute) for r in alarms}) > 1:
             held = say_list([say_clock(*t) for t in sorted({(r.hour, r.minute) for r in alarms})])
             return Reply(f"Alarms are set for {held}. Say which one to cancel.")
@@ -274,7 +283,7 @@ def cancel_alarms(
         if days:
             return Reply(f"There is no alarm {say_days(days)}.")
         if at is not None:
-            return Reply(f"There is no alarm at {(say_hour_and_minute if either_half else say_clock)(*at)}.")
+            return Reply(f"There is no alarm at {_say_at(at, either_half)}.")
         return Reply(NO_ALARMS)
     if len(alarms) > 1 and not everything and at is None:
         return Reply(f"{len(alarms)} alarms are set. Say which time, or say cancel all alarms.")
