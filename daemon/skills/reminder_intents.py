@@ -111,9 +111,7 @@ def read(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
         case "HassCancelAllTimers":
             return SkillCall("timer_cancel", {"all": True})
         case "TalkboxAlarmMove":
-            call = alarm_call("alarm_move", slot_text(v, "when"), said)
-            if call is not None and names_no_half_of_day(slot_text(v, "when")):
-                call = dataclasses.replace(call, args={**call.args, "near": True})  # the half of the alarm moved
+            call = half_unnamed(alarm_call("alarm_move", slot_text(v, "when"), said), slot_text(v, "when"))
             at = parse_clock_time(slot_text(v, "alarm_from")) if v.get("alarm_from") else None
             if call is None or at is None or "hour" not in call.args:
                 return call if not v.get("alarm_from") else None
@@ -148,15 +146,15 @@ def read(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             call = alarm_call("alarm_cancel", slot_text(v, "when"), said)
             # NOTE: "cancel the weekend alarm" names the alarm by its days, not its time
             days = days_named(slot_text(v, "when")) if call is None else ()
-            return SkillCall("alarm_cancel", {"days": days}) if days else either_half(call, slot_text(v, "when"))
+            return SkillCall("alarm_cancel", {"days": days}) if days else half_unnamed(call, slot_text(v, "when"))
         case "TalkboxAlarmSkip":
             return SkillCall("alarm_skip")
     return None
 
 
-def either_half(call: SkillCall | None, when: str) -> SkillCall | None:
-    """An alarm named by a time without its half of the day ("cancel the 7 alarm"), marked so that the alarm at
-    either half is meant: the skill cancels the one held, and asks when both are."""
+def half_unnamed(call: SkillCall | None, when: str) -> SkillCall | None:
+    """`call` marked `near` when `when` names no half of the day: an alarm cancelled is then the one at either half
+    ("cancel the 7 alarm"), an alarm moved goes to the half nearer its own ("move my 7 am alarm to 6")."""
     if call is None or "hour" not in call.args or not names_no_half_of_day(when):
         return call
     return dataclasses.replace(call, args={**call.args, "near": True})

@@ -24,7 +24,7 @@ from daemon.skills.replies import (
     NOTHING_SET,
     Reply,
 )
-from daemon.skills.speech import DAYS, say_alarm, say_clock, say_days, say_hour_and_minute, say_list, upper_first
+from daemon.skills.speech import DAYS, say_alarm, say_clock, say_days, say_list, upper_first
 
 
 def find_timers(reminders: Reminders, name: str) -> list[Reminder]:
@@ -179,7 +179,7 @@ def move_alarm(
         times = _either_half(at, from_either_half) if at is not None else set()
         alarms = [r for r in reminders.alarms() if not r.note and (at is None or (r.hour, r.minute) in times)]
     if not alarms and at is not None:
-        return Reply(f"There is no alarm at {_say_at(at, from_either_half)}.")
+        return Reply(f"There is no alarm at {say_clock(*at, half=not from_either_half)}.")
     if not alarms:
         made = set_alarm(reminders, *to, days, now_wall, once=once)
         return Reply(f"There was no alarm to change, so I set one. {made.text}", changed=made.changed)
@@ -257,11 +257,6 @@ def _either_half(at: tuple[int, int], either: bool) -> set[tuple[int, int]]:
     return {at, ((at[0] + 12) % 24, at[1])} if either else {at}
 
 
-def _say_at(at: tuple[int, int], either: bool) -> str:
-    """`at` as the request named it: "seven thirty" when it named no half of the day, else "seven thirty pm"."""
-    return say_hour_and_minute(*at) if either else say_clock(*at)
-
-
 def cancel_alarms(
     reminders: Reminders,
     at: tuple[int, int] | None,
@@ -283,7 +278,7 @@ def cancel_alarms(
         if days:
             return Reply(f"There is no alarm {say_days(days)}.")
         if at is not None:
-            return Reply(f"There is no alarm at {_say_at(at, either_half)}.")
+            return Reply(f"There is no alarm at {say_clock(*at, half=not either_half)}.")
         return Reply(NO_ALARMS)
     if len(alarms) > 1 and not everything and at is None:
         return Reply(f"{len(alarms)} alarms are set. Say which time, or say cancel all alarms.")

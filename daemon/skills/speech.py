@@ -16,11 +16,12 @@ def upper_first(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def say_clock(hour: int, minute: int) -> str:
-    """ "seven oh five pm", "twelve noon", "midnight"."""
-    if (hour, minute) == (0, 0):
+def say_clock(hour: int, minute: int, half: bool = True) -> str:
+    """ "seven oh five pm", "twelve noon", "midnight"; "seven oh five" without its `half` of the day (as a request
+    named it)."""
+    if half and (hour, minute) == (0, 0):
         return "midnight"
-    if (hour, minute) == (12, 0):
+    if half and (hour, minute) == (12, 0):
         return "twelve noon"
     h12 = hour % 12 or 12
     # NOTE: on the hour, "seven am", as people say it: "seven o'clock am" is nobody's.
@@ -30,7 +31,7 @@ def say_clock(hour: int, minute: int) -> str:
         mins = f" oh {pronounce_number(minute, 'en')}"
     else:
         mins = f" {pronounce_number(minute, 'en')}"
-    return f"{pronounce_number(h12, 'en')}{mins} {'am' if hour < 12 else 'pm'}"
+    return f"{pronounce_number(h12, 'en')}{mins}" + (f" {'am' if hour < 12 else 'pm'}" if half else "")
 
 
 def say_time(epoch: float) -> str:
@@ -64,11 +65,6 @@ def say_days(days: tuple[int, ...], once: bool = False) -> str:
     if len(days) == 7:
         return "every day"
     return "every " + say_list([DAYS[d] for d in days])
-
-
-def say_hour_and_minute(hour: int, minute: int) -> str:
-    """ "seven thirty": a time said without its half of the day, as it was asked about."""
-    return say_clock(hour, minute).removesuffix(" am").removesuffix(" pm")
 
 
 def say_list(items: list[str]) -> str:

@@ -12,9 +12,9 @@ from daemon.skills.amounts import read_duration, read_durations, strip_fillers
 from daemon.skills.call import SkillCall
 from daemon.skills.intents import normalise
 from daemon.skills.reminder_args import alarm_call, timer_call, timers_call
-from daemon.skills.reminder_intents import either_half
+from daemon.skills.reminder_intents import half_unnamed
 from daemon.skills.reminders import say_length
-from daemon.skills.speech import say_alarm, say_clock, say_hour_and_minute, say_list
+from daemon.skills.speech import say_alarm, say_clock, say_list
 from daemon.skills.when import clock_time_put_as, parse_clock_time
 
 LOOSE_SLOTS: Final = frozenset({"timer_start", "alarm_set", "set_time"})
@@ -47,7 +47,7 @@ def read_values(skill: str, text: str) -> SkillCall | None:
     none: for a request read by meaning, which no template took, so no slot holds the value."""
     said = normalise(text)
     if skill in ("timer_start", "alarm_set") and _UNDOING.search(said):
-        cancelled = either_half(alarm_call("alarm_cancel", said, said), said) if skill == "alarm_set" else None
+        cancelled = half_unnamed(alarm_call("alarm_cancel", said, said), said) if skill == "alarm_set" else None
         return dataclasses.replace(cancelled, read_as=said) if cancelled is not None else None
     match skill:
         case "timer_start" if (lengths := _lengths_in(said)) is not None:
@@ -148,8 +148,7 @@ def asked(call: SkillCall) -> str:
         case "timer_pause":
             return f"{'resume' if a.get('resume') else 'pause'} {'all timers' if a.get('all') else 'the timer'}"
         case "alarm_cancel" if "hour" in a:
-            said = say_hour_and_minute if a.get("near") else say_clock
-            return f"cancel the {said(_whole(a['hour']), _whole(a['minute']))} alarm"
+            return f"cancel the {say_clock(_whole(a['hour']), _whole(a['minute']), half=not a.get('near'))} alarm"
         case "timer_cancel" | "alarm_cancel" | "reminder_cancel" if a.get("all"):
             return f"cancel all {_THINGS[call.skill]}s"
         case "timer_cancel" | "alarm_cancel" | "reminder_cancel" if not set(a) - {"all"}:
