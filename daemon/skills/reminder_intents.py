@@ -120,9 +120,8 @@ def read(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
                 moved["from_near"] = True  # "move the 7 alarm to 8": the alarm at 7 am or 7 pm
             return dataclasses.replace(call, args={**call.args, **moved})
         case "TalkboxAlarmSet":
-            return alarm_call(
-                "alarm_set", slot_text(v, "when"), said, waking=bool(v.get("waking")), note=slot_text(v, "note")
-            )
+            waking, note = bool(v.get("waking")), slot_text(v, "note")
+            return half_unnamed(alarm_call("alarm_set", slot_text(v, "when"), said, waking, note), slot_text(v, "when"))
         case "TalkboxCancelEverything":
             return SkillCall("cancel_what", {"named": slot_text(v, "named")} if v.get("named") else {})
         case "TalkboxReminderList":

@@ -27,7 +27,7 @@ from daemon.skills.clock import BoxClock
 from daemon.skills.facts.calendar_facts import day_ahead
 from daemon.skills.intents import SkillCall
 from daemon.skills.money import CURRENCIES, say_money
-from daemon.skills.reminder_args import alarm_days
+from daemon.skills.reminder_args import alarm_days, next_half
 from daemon.skills.reminder_replies import (
     add_to_timer,
     cancel_alarms,
@@ -340,8 +340,11 @@ class Skills:
                 return Reply(honest.NO_TOMORROW)
             case "alarm_set":
                 days, once = alarm_days(a, self.wall())
-                note = str(a.get("note", ""))
-                return set_alarm(self.reminders, _int(a, "hour"), _int(a, "minute"), days, self.wall(), note, once)
+                note, minute = str(a.get("note", "")), _int(a, "minute")
+                # NOTE: "6:30 tomorrow" said at night is the morning's, as is "6:30"; a reminder keeps its hour
+                near, named = bool(a.get("near")) and not note, () if a.get("tomorrow") else days
+                hour = next_half(_int(a, "hour"), minute, named, near, self.wall())
+                return set_alarm(self.reminders, hour, minute, days, self.wall(), note, once)
             case "alarm_move":
                 days, once = alarm_days(a, self.wall())
                 at = (_int(a, "from_hour"), _int(a, "from_minute")) if "from_hour" in a else None

@@ -313,6 +313,38 @@ def test_an_alarm_named_without_its_half_of_the_day_is_cancelled_or_moved_at_eit
     assert skills.run(match("move the 3 alarm to 4")).text == "There is no alarm at three."  # type: ignore[arg-type]
 
 
+def _at(skills: Skills, hour: int, minute: int) -> Skills:
+    """`skills` with its clock reading `hour`:`minute` today."""
+    now = datetime.datetime.now()
+    skills.clock.offset_s = now.replace(hour=hour, minute=minute).timestamp() - now.timestamp()
+    return skills
+
+
+@pytest.mark.parametrize(
+    ("now", "said", "reply"),
+    [
+        ((23, 0), "set an alarm for 6:30", "Alarm set for six thirty am."),  # was 6:30 pm, tomorrow evening
+        ((23, 0), "set an alarm for six thirty tomorrow", "Alarm set for six thirty am on {tomorrow}."),
+        (
+            (18, 30),
+            "set an alarm for 6:30",
+            "Alarm set for six thirty am.",
+        ),  # 6:30 pm is now: the next is the morning's
+        ((14, 0), "set an alarm for 6:30", "Alarm set for six thirty pm."),  # still ahead today
+        ((14, 0), "set an alarm for 5", "Alarm set for five pm."),
+        ((23, 0), "set an alarm for 6 pm", "Alarm set for six pm."),  # said: kept
+        ((23, 0), "set an alarm for 6 on mondays", "Alarm set for six pm every Monday."),  # named days: no next one
+        ((23, 0), "remind me at 6 to take the bins out", "OK. At six pm, I'll remind you to take the bins out."),
+    ],
+)
+def test_an_alarm_named_without_its_half_is_the_next_the_clock_shows(
+    now: tuple[int, int], said: str, reply: str
+) -> None:
+    skills = _at(_skills(), *now)
+    tomorrow = datetime.datetime.fromtimestamp(skills.clock.now() + 86_400).strftime("%A")
+    assert skills.run(match(said)).text == reply.format(tomorrow=tomorrow)  # type: ignore[arg-type]
+
+
 def test_an_alarm_or_reminder_asked_for_again_is_not_set_twice() -> None:
     skills = _skills()
     said = ("set an alarm for 6:30 am tomorrow", "wake me up at 7 on weekdays", "remind me at 5 pm to call mum")
