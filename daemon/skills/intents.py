@@ -15,7 +15,7 @@ from importlib import resources
 from typing import Any, Final
 
 from daemon.skills import chance, counting, facts, number_facts, reminder_intents, unable
-from daemon.skills.amounts import read_duration, read_volume, slot_text
+from daemon.skills.amounts import digits, read_duration, read_volume, slot_text
 from daemon.skills.calc import Unanswerable, work_out
 from daemon.skills.call import Arg as Arg
 from daemon.skills.call import SkillCall as SkillCall
@@ -116,12 +116,37 @@ def match(text: str) -> SkillCall | None:
     # NOTE: one question is routed by the judge at its pause, before an early answer and by the turn; the words
     # are the same each time, so they are matched once (hassil took 3-4 ms a sentence here, x86_64), and so are
     # their misheard readings (4.5 ms at the median for a general question, which no template takes).
-    call = _match(said)
+    call = _match(said) or _after_the_scene(text)
     if call is None or call.args.get("topic") == "devices":
         # NOTE: "set my room to 30%" is a device only if it is no misheard request of the box's own ("set volume to
         # 30%"): a device the box cannot reach is the weakest reading.
         call = _misheard(said, _pieces(text)) or call
     return SkillCall(call.skill, dict(call.args), call.read_as) if call is not None else None
+
+
+_SET_OR_UNDONE: Final = frozenset(
+    {
+        "timer_start", "timer_cancel", "timer_pause", "timer_add", "timer_change", "alarm_set", "alarm_cancel",
+        "alarm_move", "reminder_cancel", "forget", "volume",
+    }
+)  # fmt: skip
+"""Skills that set or undo something: what a clause after the scene is set asks for ("..., cancel the timer")."""
+
+
+_A_DAY: Final = re.compile(r"\b(?:tomorrow|today|tonight|\w+day|weekends?|every)\b")
+
+
+def _after_the_scene(text: str) -> SkillCall | None:
+    """A command said after a clause that sets the scene, its last clause ("I already phoned him, cancel my reminder
+    to call dad"; "okay, I've taken it out, you can cancel the timer"), or None: only one that sets or undoes."""
+    *scene, last = re.split(r"(?<!\d)[,.;](?!\d)", text.strip(" .!?"))  # NOTE: not "7.30" or "2,500"
+    clause = normalise(last)
+    scene_said = normalise(" ".join(scene))
+    # NOTE: one word before a comma is no scene: "Umm, get rid of the 6 and alarm." is misheard, and asked about
+    if len(clause.split()) < 2 or len(scene_said.split()) < 2 or _A_DAY.search(scene_said):
+        return None  # NOTE: "I've got a train tomorrow, wake me at 6": the day is the scene's, read by meaning
+    call = _match(re.sub(r"^(?:you can|can you|could you|just|now) ", "", clause))
+    return call if call is not None and call.skill in _SET_OR_UNDONE else None
 
 
 def match_as_heard(text: str) -> SkillCall | None:
@@ -163,6 +188,8 @@ def _misheard(said: str, pieces: tuple[str, ...]) -> SkillCall | None:
     for piece in pieces:
         if (call := _match(piece)) is not None:
             return call
+    if said.rsplit(" ", 1)[-1] in _UNFINISHED:
+        return None  # NOTE: "hey is today thursday or", cut off at a pause, was read as "hey is today thursday"
     words = skill_vocabulary()
     for reading in itertools.chain.from_iterable(readings(text, words) for text in (said, *pieces)):
         # NOTE: a question about the news or the weather misheard is still best left to the model (which says
@@ -177,6 +204,8 @@ def _misheard(said: str, pieces: tuple[str, ...]) -> SkillCall | None:
     return None
 
 
+_UNFINISHED: Final = frozenset({"or", "and", "but"})
+"""A last word that says more is coming: the words so far are read as heard or not at all."""
 _NOT_READ_LOOSELY: Final = frozenset({"offline", "remind_when", "about", "number_fact", "weekday", "count", "claim"})
 """Skills a loose reading never reaches: a question misheard towards them (what the box cannot know, how to ask,
 what it is) stays the model's; so does one whose answer is its number or date ("is 221 a prime number or", cut off at
@@ -251,6 +280,8 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             if re.match(r"(to|at) ", slot_text(v, "level")):
                 return None  # NOTE: "volume down to 30 percent" is a level to set, not a step of 30
             step = read_volume(slot_text(v, "level"))
+            if step == 100 and digits(slot_text(v, "level")).strip() == "10":
+                step = 10  # NOTE: "up by 10" is ten percent: nobody asks for a step of the whole range as ten tenths
             return SkillCall("volume", {"action": str(v["action"]), "level": step}) if step else None
         case "TalkboxVolume":
             action = str(v.get("action", ""))

@@ -100,9 +100,10 @@ _JOBS: Final = (
 )
 _ASKED: Final = re.compile(
     r"^(?:what|what's|why|how|who|where|when|which|whose|should|shall|is|isn't|are|am|do|does|did|was|were|has|"
-    r"have|will|would you recommend)\b|\bhow (?:do|can|to|does|would)\b"
+    r"have|will|would you recommend)\b|\bhow (?:do|can|to|does|would)\b|"
+    r"^remind me (?:what|who|whose|how|why|where|which)\b"
 )
-"""A question, not a request: "how do I set an alarm on my phone" is the model's to answer."""
+"""A question, not a request: "how do I set an alarm on my phone", "remind me what a haiku is" are the model's."""
 _ELSEWHERE: Final = re.compile(
     r"\b(?:fire|smoke|car|burglar|house|security|intruder|carbon monoxide) alarms?\b|"
     r"\b(?:phone|iphone|android|tv|television|radio|oven|microwave|cooker|computer|laptop|app|watch|fitbit|car)\b"

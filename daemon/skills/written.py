@@ -25,6 +25,7 @@ def normalise(text: str) -> str:
     # NOTE: Whisper writes a name ending in s as a possessive now and then ("Is Mars' bigger than Earth?").
     text = re.sub(r"(?<=\ws)'(?=\s|$)", "", text)
     text = re.sub(r"\bun-(?=mute)", "un", text)  # "un-mute": one word to the templates
+    text = re.sub(r"\bhow (long|much)'s\b", r"how \1 is", text)  # "how long's left on the pasta timer"
     text = re.sub(r"[!?;\"]", " ", text)
     text = re.sub(r"(?<!\d)[.,:](?!\d)", " ", text)  # keep "7.30", "7:30" and "2.5", drop sentence punctuation
     return _ADDRESS.sub("", " ".join(text.split()), count=1)

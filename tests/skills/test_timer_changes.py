@@ -17,6 +17,7 @@ from daemon.skills.honest import CHANGE_NOTHING, CHANGE_WHICH
 from daemon.skills.pace import STEP
 from daemon.skills.reminders import Reminders
 from daemon.skills.skills import IT_WITHIN_S, Skills
+from daemon.skills.unfollowed import unfollowed
 from daemon.turn.volume import VolumeSink
 
 
@@ -276,6 +277,9 @@ def test_the_volume_moves_by_as_much_as_asked() -> None:
     assert _said(skills, "turn the volume up by 20") == ("volume", "Volume 70.")
     assert _said(skills, "volume down 3 notches") == ("volume", "Volume 40.")
     assert _said(skills, "not so loud") == ("volume", "Volume 30.")
+    # NOTE: "up by 10" was read as ten tenths, a step of the whole range; "drop the volume by twenty" went unread
+    assert _said(skills, "turn the volume up by 10") == ("volume", "Volume 40.")
+    assert _said(skills, "drop the volume by twenty") == ("volume", "Volume 20.")
 
 
 def test_asked_what_it_is_with_no_model_named_it_names_none_twice() -> None:
@@ -300,3 +304,31 @@ def test_a_timer_said_with_no_unit_is_asked_which_when_its_words_end_there() -> 
     call = skills.unfollowed("Timer for 45.") or pytest.fail("not told")
     assert skills.run(call).text == "45 what: minutes or seconds? Say, for example: set a timer for 45 minutes."
     assert skills.reminders.all() == []
+
+
+def test_a_command_after_a_clause_that_sets_the_scene_is_done_and_a_timer_keeps_what_it_is_for() -> None:
+    skills = _skills(Boot())
+    # NOTE: the timer was set without what it was for; "change my timer so it's 7 minutes" started a second one;
+    # the reminder's cancel after "I already phoned him," was told nothing was done.
+    assert _said(skills, "set a timer to turn the chicken over in fifteen minutes") == (
+        "timer_start",
+        "OK. In 15 minutes, I'll remind you to turn the chicken over.",
+    )
+    assert _said(skills, "can you change my timer so it's 7 minutes")[0] == "timer_change"
+    assert [t.seconds for t in skills.reminders.timers()] == [420]
+    _said(skills, "remind me to call dad at 11 pm")
+    assert _said(skills, "I already phoned him, cancel my reminder to call dad") == (
+        "reminder_cancel",
+        "Reminder to call dad cancelled.",
+    )
+    assert _said(skills, "okay, I've taken it out, you can cancel the timer") == (
+        "timer_cancel",
+        "Reminder to turn the chicken over cancelled.",
+    )
+    assert skills.reminders.all() == []
+
+
+@pytest.mark.parametrize("said", ["remind me what a haiku is", "Hey, is today Thursday or"])
+def test_a_question_worded_near_a_command_or_cut_off_before_its_end_is_no_command(said: str) -> None:
+    # NOTE: the first was told no reminder was set; the second, cut off at a pause, was read as "is today thursday"
+    assert intents.match(said) is None and unfollowed(said) is None
