@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import logging
 import random
@@ -21,6 +22,7 @@ from daemon.skills import (
     pace,
     time_ahead,
     unfollowed,
+    values,
 )
 from daemon.skills.calc import calculate
 from daemon.skills.clock import BoxClock
@@ -164,6 +166,8 @@ class Skills:
                 home = SkillCall("home", {"intent": "device"})  # a device it has no name for: Home Assistant says so
             if home is not None and (call is None or call.skill == "offline" or home.args["intent"] != "question"):
                 call = home
+        if call is not None and call.skill == "alarm_set" and call.args.get("near"):
+            call = self._next_half(call)
         if call is not None and call.skill in ANSWERS and self.waiting() is None:
             return None  # a yes or a no with nothing asked about is the conversation's (the model's)
         if call is not None and call.skill == "stop" and call.args.get("action") == "cancel":
@@ -177,6 +181,16 @@ class Skills:
         to ask (daemon/skills/unfollowed.py), or None: a question for the language model. After every other reading,
         so that it never stands in the way of one (a second hearing, a confirmation, asking again)."""
         return unfollowed.unfollowed(text)
+
+    def _next_half(self, call: SkillCall) -> SkillCall:
+        """An alarm named without its half of the day set for the one the clock shows next once its afternoon has
+        passed (reminder_args.next_half), and asked about as that one when unsure."""
+        # NOTE: "6:30 tomorrow" said at night is the morning's, as is "6:30"; a reminder keeps its hour
+        a = call.args
+        days = () if a.get("tomorrow") else alarm_days(a, None)[0]
+        hour = next_half(_int(a, "hour"), _int(a, "minute"), days, not a.get("note"), self.wall())
+        resolved = dataclasses.replace(call, args={**a, "hour": hour})
+        return dataclasses.replace(resolved, read_as=values.asked(resolved)) if call.unsure else resolved
 
     def _just_set(self) -> Reminder | None:
         """The timer or alarm just set or asked about, if it is still there ("cancel it")."""
@@ -340,11 +354,8 @@ class Skills:
                 return Reply(honest.NO_TOMORROW)
             case "alarm_set":
                 days, once = alarm_days(a, self.wall())
-                note, minute = str(a.get("note", "")), _int(a, "minute")
-                # NOTE: "6:30 tomorrow" said at night is the morning's, as is "6:30"; a reminder keeps its hour
-                near, named = bool(a.get("near")) and not note, () if a.get("tomorrow") else days
-                hour = next_half(_int(a, "hour"), minute, named, near, self.wall())
-                return set_alarm(self.reminders, hour, minute, days, self.wall(), note, once)
+                note = str(a.get("note", ""))
+                return set_alarm(self.reminders, _int(a, "hour"), _int(a, "minute"), days, self.wall(), note, once)
             case "alarm_move":
                 days, once = alarm_days(a, self.wall())
                 at = (_int(a, "from_hour"), _int(a, "from_minute")) if "from_hour" in a else None

@@ -58,7 +58,7 @@ def read_values(skill: str, text: str) -> SkillCall | None:
         case "alarm_set":
             # NOTE: an alarm moved ("could you shift my alarm to half seven") is not a second one set beside it
             moved = "alarm_move" if _MOVING.search(said) else "alarm_set"
-            call = alarm_call(moved, said, said, waking=bool(_WAKING.search(said)))
+            call = half_unnamed(alarm_call(moved, said, said, waking=bool(_WAKING.search(said))), said)
             return dataclasses.replace(call, read_as=said) if call is not None else None
         case "set_time":
             # NOTE: only words that name the clock and ask nothing: "less three" (list the reminders), "set a long

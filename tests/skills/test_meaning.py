@@ -4,6 +4,7 @@ question only the internet could answer now; a question for the model, or about 
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import logging
 from collections.abc import Iterator
 from pathlib import Path
@@ -286,3 +287,14 @@ def test_a_request_for_now_is_not_read_by_meaning_from_words_naming_another_day(
     # NOTE: "What day is it tomorrow?" was read as the day: "Today is Saturday."
     call = router.route(said)
     assert call is None or call.skill not in ("time", "date", "day"), call
+
+
+def test_an_alarm_read_by_meaning_at_night_is_asked_about_and_set_in_the_morning(router: MeaningRouter) -> None:
+    # NOTE: said at 11 pm with no half of the day, the template's alarm is the morning's: one read by meaning must
+    # not ask about, and set, the evening's
+    skills = _skills(router)
+    now = datetime.datetime.now()
+    skills.clock.offset_s = now.replace(hour=23, minute=0).timestamp() - now.timestamp()
+    call = skills.route("put the buzzer on for half six") or pytest.fail("left to the model")
+    assert skills.run(call).text == 'Did you mean "set an alarm for six thirty am"? Say yes, and I will.'
+    assert skills.run(skills.route("yes") or pytest.fail("no yes")).text == "Alarm set for six thirty am."

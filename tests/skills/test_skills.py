@@ -342,7 +342,7 @@ def test_an_alarm_named_without_its_half_is_the_next_the_clock_shows(
 ) -> None:
     skills = _at(_skills(), *now)
     tomorrow = datetime.datetime.fromtimestamp(skills.clock.now() + 86_400).strftime("%A")
-    assert skills.run(match(said)).text == reply.format(tomorrow=tomorrow)  # type: ignore[arg-type]
+    assert skills.run(skills.route(said)).text == reply.format(tomorrow=tomorrow)  # type: ignore[arg-type]
 
 
 def test_an_alarm_or_reminder_asked_for_again_is_not_set_twice() -> None:
