@@ -84,11 +84,11 @@ def alarm_call(skill: str, when: str, said: str, waking: bool = False, note: str
     return SkillCall(skill, {"hour": at.hour, "minute": at.minute, "days": tuple(sorted(days)), **noted(note), **once})
 
 
-def next_half(hour: int, minute: int, days: tuple[int, ...], near: bool, now_wall: float | None) -> int:
-    """The hour of an alarm named without its half of the day (`near`) and read as the afternoon (1-6 pm): the
-    morning's when that afternoon time has passed today, since the clock shows the morning's first ("an alarm for
-    6:30" said at 11 pm; "6:30 tomorrow" too). An alarm on named weekdays keeps the afternoon: it has no first."""
-    if not near or days or now_wall is None or not 13 <= hour <= 18:
+def next_half(hour: int, minute: int, days: tuple[int, ...], now_wall: float | None) -> int:
+    """The hour of an alarm named without its half of the day and read as the afternoon (1-6 pm): the morning's when
+    that afternoon time has passed today, since the clock shows the morning's first ("an alarm for 6:30" said at
+    11 pm; "6:30 tomorrow" too). An alarm on named weekdays keeps the afternoon: it has no first."""
+    if days or now_wall is None or not 13 <= hour <= 18:
         return hour
     now = datetime.datetime.fromtimestamp(now_wall)
     return hour - 12 if (now.hour, now.minute) >= (hour, minute) else hour

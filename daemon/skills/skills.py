@@ -166,8 +166,8 @@ class Skills:
                 home = SkillCall("home", {"intent": "device"})  # a device it has no name for: Home Assistant says so
             if home is not None and (call is None or call.skill == "offline" or home.args["intent"] != "question"):
                 call = home
-        if call is not None and call.skill == "alarm_set" and call.args.get("near"):
-            call = self._next_half(call)
+        if call is not None and call.skill == "alarm_set" and call.args.get("near") and not call.args.get("note"):
+            call = self._next_half(call)  # NOTE: a reminder keeps its hour: "remind me at 6 to ..." is 6 pm
         if call is not None and call.skill in ANSWERS and self.waiting() is None:
             return None  # a yes or a no with nothing asked about is the conversation's (the model's)
         if call is not None and call.skill == "stop" and call.args.get("action") == "cancel":
@@ -185,10 +185,10 @@ class Skills:
     def _next_half(self, call: SkillCall) -> SkillCall:
         """An alarm named without its half of the day set for the one the clock shows next once its afternoon has
         passed (reminder_args.next_half), and asked about as that one when unsure."""
-        # NOTE: "6:30 tomorrow" said at night is the morning's, as is "6:30"; a reminder keeps its hour
+        # NOTE: "6:30 tomorrow" said at night is the morning's, as is "6:30"
         a = call.args
         days = () if a.get("tomorrow") else alarm_days(a, None)[0]
-        hour = next_half(_int(a, "hour"), _int(a, "minute"), days, not a.get("note"), self.wall())
+        hour = next_half(_int(a, "hour"), _int(a, "minute"), days, self.wall())
         resolved = dataclasses.replace(call, args={**a, "hour": hour})
         return dataclasses.replace(resolved, read_as=values.asked(resolved)) if call.unsure else resolved
 

@@ -58,7 +58,9 @@ def read_values(skill: str, text: str) -> SkillCall | None:
         case "alarm_set":
             # NOTE: an alarm moved ("could you shift my alarm to half seven") is not a second one set beside it
             moved = "alarm_move" if _MOVING.search(said) else "alarm_set"
-            call = half_unnamed(alarm_call(moved, said, said, waking=bool(_WAKING.search(said))), said)
+            call = alarm_call(moved, said, said, waking=bool(_WAKING.search(said)))
+            # NOTE: a move is asked about at the half it names; an alarm set is the one the clock shows next (skills.py)
+            call = half_unnamed(call, said) if moved == "alarm_set" else call
             return dataclasses.replace(call, read_as=said) if call is not None else None
         case "set_time":
             # NOTE: only words that name the clock and ask nothing: "less three" (list the reminders), "set a long
