@@ -164,6 +164,13 @@ def parse_volume(text: str) -> int | None:
     return level if level is not None and 0 <= level <= 100 else None
 
 
+def read_volume_step(text: str) -> int | None:
+    """How far the volume is to move ("by 20", "3 notches": 30), or None: a bare number up to 10 is in tenths, but
+    "by 10" is ten percent, since nobody asks for a step of the whole range as ten tenths."""
+    step = read_volume(text)
+    return 10 if step == 100 and digits(text).strip() == "10" else step
+
+
 def read_volume(text: str) -> int | None:
     """The volume level `text` says, even one outside 0-100 ("five hundred percent", "minus 5"), or None."""
     said = digits(text)

@@ -15,7 +15,7 @@ from importlib import resources
 from typing import Any, Final
 
 from daemon.skills import chance, counting, facts, number_facts, reminder_intents, unable
-from daemon.skills.amounts import digits, read_duration, read_volume, slot_text
+from daemon.skills.amounts import read_duration, read_volume, read_volume_step, slot_text
 from daemon.skills.calc import Unanswerable, work_out
 from daemon.skills.call import Arg as Arg
 from daemon.skills.call import SkillCall as SkillCall
@@ -145,7 +145,7 @@ def _after_the_scene(text: str) -> SkillCall | None:
     # NOTE: one word before a comma is no scene: "Umm, get rid of the 6 and alarm." is misheard, and asked about
     if len(clause.split()) < 2 or len(scene_said.split()) < 2 or _A_DAY.search(scene_said):
         return None  # NOTE: "I've got a train tomorrow, wake me at 6": the day is the scene's, read by meaning
-    call = _match(re.sub(r"^(?:you can|can you|could you|just|now) ", "", clause))
+    call = _match(re.sub(r"^(?:you can|now) ", "", clause))  # NOTE: "can you", "just" are the templates' own
     return call if call is not None and call.skill in _SET_OR_UNDONE else None
 
 
@@ -279,9 +279,7 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
         case "TalkboxVolume" if v.get("action") in ("up_by", "down_by"):
             if re.match(r"(to|at) ", slot_text(v, "level")):
                 return None  # NOTE: "volume down to 30 percent" is a level to set, not a step of 30
-            step = read_volume(slot_text(v, "level"))
-            if step == 100 and digits(slot_text(v, "level")).strip() == "10":
-                step = 10  # NOTE: "up by 10" is ten percent: nobody asks for a step of the whole range as ten tenths
+            step = read_volume_step(slot_text(v, "level"))
             return SkillCall("volume", {"action": str(v["action"]), "level": step}) if step else None
         case "TalkboxVolume":
             action = str(v.get("action", ""))
