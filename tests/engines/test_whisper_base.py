@@ -72,8 +72,10 @@ def test_whisper_base_hears_the_box_s_own_voice_and_streams_as_it_goes(
 
 def test_whisper_base_hears_nothing_in_silence_and_noise_not_even_its_prompt(whisper_base: SpeechToText) -> None:
     quiet = [np.zeros(n * AUDIO_RATE_HZ, np.int16) for n in (1, 2, 4)]
-    noises = [white_noise(2.0, -40.0), white_noise(1.0, -20.0), hum(2.0, -30.0), music(2.0, -20.0)]
-    for audio in (*quiet, *noises):  # given the prompt, it said "What time is it?" or "Turn off the lights." to these
+    noises = [white_noise(2.0, -40.0), white_noise(1.0, -20.0), hum(2.0, -30.0), music(2.0, -20.0), music(4.0, -30.0)]
+    # NOTE: given the prompt, it said "What time is it?" or "Turn off the lights." to these; to the music, unlikely
+    # speech unprompted, "Thank you." or "Thanks for watching!"
+    for audio in (*quiet, *noises):
         stream = whisper_base.stream()
         feed(stream, audio)
         assert stream.finish().text == ""
