@@ -20,6 +20,13 @@ from daemon.ports import AUDIO_RATE_HZ, Engines
 # it explicit for tests that import llama_cpp first.
 os.environ.pop("OMP_WAIT_POLICY", None)
 os.environ.setdefault("GOMP_SPINCOUNT", "10000")
+# NOTE: CTranslate2 picks its matrix kernels by the CPU (Intel MKL on Intel, oneDNN elsewhere; AVX2 or AVX-512), and
+# Whisper's words on a clip follow their rounding: six test clips were heard apart on two CI hosts. The tests that
+# name what Whisper hears on a clip were chosen on the kernels pinned here (oneDNN, AVX2), which any x86-64 host
+# with AVX2 runs alike. Read at the first model load, so setting them after the import is in time.
+os.environ.setdefault("CT2_USE_MKL", "0")
+os.environ.setdefault("CT2_FORCE_CPU_ISA", "AVX2")
+os.environ.setdefault("ONEDNN_MAX_CPU_ISA", "AVX2")
 
 
 @pytest.fixture(autouse=True)

@@ -52,21 +52,25 @@ def _heard(stt: SpeechToText, said: str, voice: str = "espeak-en-gb-150") -> str
 
 
 @pytest.mark.parametrize(
-    "said", ["how many moons does jupiter have", "can i rename you", "how many minutes are in a day"]
+    ("said", "voice"),
+    [
+        ("how many moons does jupiter have", "espeak-en-sc-170"),  # alone: "How many rooms does stupid to have?"
+        ("how many minutes are in a day", "espeak-en-gb-150"),  # "How many minutes are in May?"
+        ("how many seconds are in an hour", "espeak-en-us+m7-140"),  # "How many seconds I read an hour?"
+        ("cancel the timer", "espeak-en-sc-170"),  # "Consult the timer."
+    ],
 )
 def test_a_request_the_first_heard_as_no_command_is_heard_by_the_second(
-    hearing: SpeechToText, alone: SpeechToText, said: str
+    hearing: SpeechToText, alone: SpeechToText, said: str, voice: str
 ) -> None:
     assert isinstance(hearing, SecondOpinion) and hearing.engine == "whisper+whisper"
-    first = _heard(alone, said)  # here: "How many rumors ...", "Can I remain new?", "... in a maze?"
+    first = _heard(alone, said, voice)
     assert match_as_heard(first) is None, first
-    heard = _heard(hearing, said)
+    heard = _heard(hearing, said, voice)
     assert _words(heard) == _words(said) and match_as_heard(heard) is not None, heard
 
 
-@pytest.mark.parametrize(
-    "said", ["What is the capital of France?", "Why is the sky blue?", "How far away is the moon?"]
-)
+@pytest.mark.parametrize("said", ["Who painted the Mona Lisa?", "Why is the sky blue?", "How far away is the moon?"])
 def test_a_question_the_first_heard_right_is_left_as_it_heard_it(
     hearing: SpeechToText, alone: SpeechToText, said: str
 ) -> None:
@@ -79,7 +83,7 @@ def test_a_question_the_first_heard_right_is_left_as_it_heard_it(
     ("said", "voice"),
     [
         ("Why does ice float?", "espeak-en-us+m7-140"),  # tiny.en alone: "Why don't I float?"
-        ("How many legs does an insect have?", "espeak-en-us+f3-180"),  # "How many lanes does an engine have?"
+        ("What is the smallest bone in the human body?", "espeak-en-us+f3-180"),  # "...the smallest home in..."
         ("Is the baby asleep?", "espeak-en-sc-170"),  # "Is there maybe a sleep?"
     ],
 )
