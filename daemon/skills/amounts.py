@@ -189,3 +189,29 @@ def read_volume(text: str) -> int | None:
     # NOTE: a level out of range is only taken when nothing else was said ("volume 500 litres" is no level).
     plain = re.fullmatch(rf"(?:level\s+)?{_NUMBER}\s*(?:percent|%|out of 10)?", said)
     return level if 0 <= level <= 100 or plain else None
+
+
+NUMBER_WORD: Final = (
+    r"-?\d[\d.:]*|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty"
+    r"|fifty|sixty|seventy|eighty|ninety|hundred|half|quarter|noon|midnight|midday|minus"
+)
+"""A word that says a number or starts one, as heard or in digits."""
+_DURATION_START: Final = re.compile(rf"{NUMBER_WORD}|an?")
+_DURATION_END: Final = re.compile(r"(?:second|sec|minute|min|hour|hr|day|week|month|year)s?|half|quarter")
+MAX_DURATION_WORDS: Final = 10
+"""The most words a duration takes ("1 hour 30 minute and 15 second")."""
+
+
+def duration_in(said: str) -> tuple[int, str] | None:
+    """The longest run of words saying a duration, in seconds, and the words around it; None if none says one."""
+    words = said.split()
+    # NOTE: a duration runs from a number (or "a", a half, a quarter) to a unit (or a half): only such runs are read,
+    # as said (the number parser, run twice, reads "1 hour and 0.5" as 1.5).
+    starts = [i for i, w in enumerate(words) if _DURATION_START.fullmatch(w)]
+    ends = [i + 1 for i, w in enumerate(words) if _DURATION_END.fullmatch(w)]
+    runs = sorted(((a, b) for a in starts for b in ends if a < b <= a + MAX_DURATION_WORDS), key=lambda r: r[0] - r[1])
+    for start, end in runs:
+        seconds = read_duration(" ".join(words[start:end]))
+        if seconds is not None:
+            return seconds, " ".join([*words[:start], "|", *words[end:]])
+    return None

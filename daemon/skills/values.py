@@ -8,7 +8,7 @@ import functools
 import re
 from typing import Final
 
-from daemon.skills.amounts import read_duration, read_durations, strip_fillers
+from daemon.skills.amounts import NUMBER_WORD, duration_in, read_durations, strip_fillers
 from daemon.skills.call import SkillCall
 from daemon.skills.intents import normalise
 from daemon.skills.reminder_args import alarm_call, timer_call, timers_call
@@ -20,16 +20,8 @@ from daemon.skills.when import clock_time_put_as, parse_clock_time
 LOOSE_SLOTS: Final = frozenset({"timer_start", "alarm_set", "set_time"})
 """Commands carrying a value that a request read by meaning may be: the value is read from anywhere in its words."""
 _WAKING: Final = re.compile(r"\b(?:wake|get) (?:me )?up\b|\bwake me\b")
-_NUMBER_WORD: Final = (
-    r"-?\d[\d.:]*|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty"
-    r"|fifty|sixty|seventy|eighty|ninety|hundred|half|quarter|noon|midnight|midday|minus"
-)
-_DURATION_START: Final = re.compile(rf"{_NUMBER_WORD}|an?")
-_DURATION_END: Final = re.compile(r"(?:second|sec|minute|min|hour|hr|day|week|month|year)s?|half|quarter")
-_SAYS_A_NUMBER: Final = re.compile(rf"\b(?:{_NUMBER_WORD})\b")
-MAX_DURATION_WORDS: Final = 10
-"""The most words a duration takes ("1 hour 30 minute and 15 second")."""
-_NAMES_THE_CLOCK: Final = re.compile(rf"\b(?:time|clock|o'clock)\b|^(?:it's|it is|its) (?:now )?(?:{_NUMBER_WORD})\b")
+_SAYS_A_NUMBER: Final = re.compile(rf"\b(?:{NUMBER_WORD})\b")
+_NAMES_THE_CLOCK: Final = re.compile(rf"\b(?:time|clock|o'clock)\b|^(?:it's|it is|its) (?:now )?(?:{NUMBER_WORD})\b")
 _ASKS: Final = re.compile(r"(?:\w+ )?(?:what|how|when|which|is|are|do|does)\b")
 _MOVING: Final = re.compile(
     r"\b(?:change|move|shift|push|switch|reset|bring|instead)\b.*\balarm|\balarm\b.*\binstead\b"
@@ -53,7 +45,7 @@ def read_values(skill: str, text: str) -> SkillCall | None:
         case "timer_start" if (lengths := _lengths_in(said)) is not None:
             return dataclasses.replace(timers_call(lengths), read_as=said)
         case "timer_start":
-            found = _duration_in(said)
+            found = duration_in(said)
             return dataclasses.replace(timer_call(found[0], _timer_name(found[1])), read_as=said) if found else None
         case "alarm_set":
             # NOTE: an alarm moved ("could you shift my alarm to half seven") is not a second one set beside it
@@ -83,7 +75,7 @@ def value_said_as(said: str, duration: str, clock_time: str) -> str | None:
     so that a request is compared with others for its wording, not for its numbers."""
     if not _SAYS_A_NUMBER.search(said):
         return None
-    if (found := _duration_in(said)) is not None:
+    if (found := duration_in(said)) is not None:
         return found[1].replace("|", duration)
     return clock_time_put_as(said, clock_time)
 
@@ -96,21 +88,6 @@ def _lengths_in(said: str) -> tuple[int, ...] | None:
     for 10 minutes"), or None."""
     found = _TIMERS_FOR.search(said)
     return read_durations(strip_fillers(found[2]), several=bool(found[1])) if found else None
-
-
-def _duration_in(said: str) -> tuple[int, str] | None:
-    """The longest run of words saying a duration, in seconds, and the words around it; None if none says one."""
-    words = said.split()
-    # NOTE: a duration runs from a number (or "a", a half, a quarter) to a unit (or a half): only such runs are read,
-    # as said (the number parser, run twice, reads "1 hour and 0.5" as 1.5).
-    starts = [i for i, w in enumerate(words) if _DURATION_START.fullmatch(w)]
-    ends = [i + 1 for i, w in enumerate(words) if _DURATION_END.fullmatch(w)]
-    runs = sorted(((a, b) for a in starts for b in ends if a < b <= a + MAX_DURATION_WORDS), key=lambda r: r[0] - r[1])
-    for start, end in runs:
-        seconds = read_duration(" ".join(words[start:end]))
-        if seconds is not None:
-            return seconds, " ".join([*words[:start], "|", *words[end:]])
-    return None
 
 
 def _timer_name(around: str) -> str:
