@@ -22,6 +22,9 @@ def normalise(text: str) -> str:
         text = _TIME_MM.sub(r"\1 am", text)
         # NOTE: and "three" before a time's minutes as "free" ("an alarm for free 20pm" was "20 pm isn't a time").
         text = _FREE_HOUR.sub("three ", text)
+        # NOTE: and "quarter past two" as "quarter pass to" (an alarm for it was set for 3 pm): "past to" says no time
+        text = re.sub(r"\b(quarter|half) pass\b", r"\1 past", text)
+        text = re.sub(r"\b(quarter|half) past to\b", r"\1 past two", text)
     # NOTE: Whisper writes a name ending in s as a possessive now and then ("Is Mars' bigger than Earth?").
     text = re.sub(r"(?<=\ws)'(?=\s|$)", "", text)
     text = re.sub(r"\bun-(?=mute)", "un", text)  # "un-mute": one word to the templates

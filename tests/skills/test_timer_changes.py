@@ -332,3 +332,44 @@ def test_a_command_after_a_clause_that_sets_the_scene_is_done_and_a_timer_keeps_
 def test_a_question_worded_near_a_command_or_cut_off_before_its_end_is_no_command(said: str) -> None:
     # NOTE: the first was told no reminder was set; the second, cut off at a pause, was read as "is today thursday"
     assert intents.match(said) is None and unfollowed(said) is None
+
+
+def test_a_bare_timer_after_a_scene_that_says_how_long_is_set_for_that_long_and_else_asks() -> None:
+    skills = _skills(Boot())
+    # NOTE: the first was told no timer was set ("I didn't follow that"), the second too, not asked how long
+    assert _said(skills, "the kids can have twenty more minutes on the tablet, set a timer") == (
+        "timer_start",
+        "A timer for 20 minutes, starting now.",
+    )
+    assert intents.match("I'm making tea, set a timer") == SkillCall("remind_when", {"what": "timer"})
+    assert intents.match("it's been 5 minutes and 10 seconds, set a timer") == SkillCall(
+        "remind_when", {"what": "timer"}
+    )  # two lengths: neither is the timer's
+
+
+@pytest.mark.parametrize(
+    ("said", "call"),
+    [
+        ("set a timer for ten minutes, no wait, twelve minutes", SkillCall("timer_start", {"seconds": 720})),
+        (
+            "alarm for six in the morning, no wait, half past six",
+            SkillCall("alarm_set", {"hour": 6, "minute": 30, "days": ()}),
+        ),
+        ("drop the volume to twenty, the baby's asleep", SkillCall("volume", {"action": "set", "level": 20})),
+        ("stop the timer, it's done now", SkillCall("timer_cancel", {})),
+        (
+            "A alarm for 6 in the morning. No wait. Half past 6.",  # as Whisper heard it
+            SkillCall("alarm_set", {"hour": 6, "minute": 30, "days": ()}),
+        ),
+        (
+            "Set an alarm for quarter pass to in the afternoon.",  # as Whisper heard it
+            SkillCall("alarm_set", {"hour": 14, "minute": 15, "days": ()}),
+        ),
+    ],
+)
+def test_a_length_or_time_corrected_as_it_is_said_is_the_second_and_a_reason_after_a_command_is_left_out(
+    said: str, call: SkillCall
+) -> None:
+    # NOTE: the alarms were set for 6:00 and 3 pm, the volume and the timers told nothing was done
+    heard = intents.match(said)
+    assert heard is not None and (heard.skill, heard.args) == (call.skill, call.args), heard
