@@ -50,7 +50,8 @@ GUESS_UNPROMPTED: Final = (0.25, -1.2)
 # NOTE: music at -30 and -20 dBFS came out at 0.32-0.37 unprompted, heard as "Thank you.", "Thanks for watching!" or
 # "you." at -1.44 to -2.68 per token (4 of 39 clips, an AMD EPYC AVX2 host). Of 672 tune questions (espeak-ng and
 # Piper voices, 8 conditions) none has both; the nearest were already misheard ("Let's see if it's time to leave."
-# for "Who painted the Mona Lisa?", 0.18 and -1.53).
+# for "Who painted the Mona Lisa?", 0.18 and -1.53). Held out: 3 of 720, all misheard ("10 minutes. 10 minutes."
+# for "Cancel that.").
 FINAL_BEAM: Final = 5
 """Beam width of the final transcript (the live one takes the first guess, beam 1)."""
 # NOTE: chosen on the tune half of the spoken-question set (84 questions x 8 conditions, 12 voices): the prompt and
