@@ -23,7 +23,7 @@ from typing import Any, Final, Protocol
 
 import numpy as np
 
-from daemon.skills import honest, intents, learned, reminder_intents, unable, values, written
+from daemon.skills import clauses, honest, intents, learned, reminder_intents, unable, values, written
 from daemon.skills.call import SkillCall
 
 _LOGGER = logging.getLogger(__name__)
@@ -343,7 +343,8 @@ def _digest(model: str) -> str:
     )
     # how they are matched and sampled
     code = b"".join(
-        Path(f).read_bytes() for f in (intents.__file__, reminder_intents.__file__, written.__file__, __file__)
+        Path(f).read_bytes()
+        for f in (intents.__file__, clauses.__file__, reminder_intents.__file__, written.__file__, __file__)
     )
     ours += learned.PHRASES_FILE.read_bytes() + learned.QUESTIONS_FILE.read_bytes()  # the phrasings people use
     return hashlib.sha256(recipe.encode("utf-8") + ours + code).hexdigest()[:16]

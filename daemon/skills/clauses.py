@@ -1,0 +1,70 @@
+"""A request said with more than the request: a clause that sets the scene before it or gives the reason after it,
+or a length or clock time corrected as it is said."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Final
+
+from daemon.skills.amounts import digits, duration_in, parse_duration
+from daemon.skills.call import SkillCall
+from daemon.skills.when import clock_time_put_as
+from daemon.skills.written import normalise
+
+_SET_OR_UNDONE: Final = frozenset(
+    {
+        "timer_start", "timer_cancel", "timer_pause", "timer_add", "timer_change", "alarm_set", "alarm_cancel",
+        "alarm_move", "reminder_cancel", "forget", "volume",
+    }
+)  # fmt: skip
+"""Skills that set or undo something: what a clause after the scene is set asks for ("..., cancel the timer")."""
+
+
+_A_DAY: Final = re.compile(r"\b(?:tomorrow|today|tonight|\w+day|weekends?|every)\b")
+
+
+def beside_the_scene(text: str, match: Callable[[str], SkillCall | None]) -> SkillCall | None:
+    """A command (read by `match`) said after a clause that sets the scene, its last clause ("I already phoned him,
+    cancel my reminder to call dad"; "okay, I've taken it out, you can cancel the timer"), or before one that gives
+    the reason, its first ("drop the volume to twenty, the baby's asleep"), or None: only one that sets or undoes."""
+    clauses = re.split(r"(?<!\d)[,.;](?!\d)", text.strip(" .!?"))  # NOTE: not "7.30" or "2,500"
+    for command, rest in ((clauses[-1], clauses[:-1]), (clauses[0], clauses[1:])):
+        clause, scene = normalise(command), normalise(" ".join(rest))
+        # NOTE: one word beside a comma is no scene: "Umm, get rid of the 6 and alarm." is misheard, and asked about
+        if len(clause.split()) < 2 or len(scene.split()) < 2 or _A_DAY.search(scene):
+            continue  # NOTE: "I've got a train tomorrow, wake me at 6": the day is the scene's, read by meaning
+        call = match(re.sub(r"^(?:you can|now) ", "", clause))  # NOTE: "can you", "just" are the templates' own
+        if call is not None and call.skill == "remind_when" and call.args.get("what") == "timer":
+            return _timer_the_scene_times(scene) or call  # NOTE: no length said: asked how long, as when bare
+        if call is not None and call.skill in _SET_OR_UNDONE:
+            return call
+    return None
+
+
+_LENGTH_SAID: Final = re.compile(r"\b(\d+(?:\.\d+)?) (?:more |extra )?((?:second|minute|hour)s?)\b")
+
+
+def _timer_the_scene_times(scene: str) -> SkillCall | None:
+    """A timer for the one length the scene says ("the kids can have 20 more minutes on the tablet, set a timer"),
+    or None when it says none or several."""
+    lengths = _LENGTH_SAID.findall(digits(scene))
+    seconds = parse_duration(" ".join(lengths[0])) if len(lengths) == 1 else None
+    return SkillCall("timer_start", {"seconds": seconds}) if seconds is not None else None
+
+
+_CORRECTION: Final = re.compile(r"(?P<first>.+?) (?:no |wait |sorry |i mean |or rather )+(?P<then>.+)")
+
+
+def corrected(said: str) -> str | None:
+    """`said` with the length or clock time it corrects put in place of the first ("a timer for five minutes no
+    sorry seven minutes", "an alarm for six in the morning no wait half past six"), or None if it corrects none."""
+    found = _CORRECTION.fullmatch(said)
+    if found is None:
+        return None
+    first, then = found["first"], found["then"].rstrip(".")  # NOTE: "half past 6.": a digit keeps its full stop
+    length = duration_in(then)
+    if length is not None and length[1] == "|" and (run := duration_in(first)) is not None:
+        return run[1].replace("|", then)
+    # NOTE: the half of the day the first named is kept: "six in the morning, no, half past six" is 6:30 am
+    return clock_time_put_as(first, then) if clock_time_put_as(then, "|") == "|" else None
