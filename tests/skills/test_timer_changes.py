@@ -365,6 +365,10 @@ def test_a_bare_timer_after_a_scene_that_says_how_long_is_set_for_that_long_and_
             "Set an alarm for quarter pass to in the afternoon.",  # as Whisper heard it
             SkillCall("alarm_set", {"hour": 14, "minute": 15, "days": ()}),
         ),
+        (
+            "Set an alarm for quarter passed to in the afternoon.",  # and again, in another pass
+            SkillCall("alarm_set", {"hour": 14, "minute": 15, "days": ()}),
+        ),
     ],
 )
 def test_a_length_or_time_corrected_as_it_is_said_is_the_second_and_a_reason_after_a_command_is_left_out(
