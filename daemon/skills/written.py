@@ -24,6 +24,7 @@ def normalise(text: str) -> str:
         text = _FREE_HOUR.sub("three ", text)
         # NOTE: and "quarter past two" as "quarter pass to" (an alarm for it was set for 3 pm): "past to" says no time
         text = re.sub(r"\b(quarter|half) pass(?:ed)?\b", r"\1 past", text)
+        text = re.sub(r"\bhave past\b", "half past", text)  # "No wait. Have past six." on the box's own mic
         text = re.sub(r"\b(quarter|half) past to\b", r"\1 past two", text)
     # NOTE: Whisper writes a name ending in s as a possessive now and then ("Is Mars' bigger than Earth?").
     text = re.sub(r"(?<=\ws)'(?=\s|$)", "", text)

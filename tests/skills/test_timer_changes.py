@@ -362,6 +362,10 @@ def test_a_bare_timer_after_a_scene_that_says_how_long_is_set_for_that_long_and_
             SkillCall("alarm_set", {"hour": 6, "minute": 30, "days": ()}),
         ),
         (
+            "Set an alarm for six in the morning. No wait. Have past six.",  # as the box heard it, run on a WAV
+            SkillCall("alarm_set", {"hour": 6, "minute": 30, "days": ()}),
+        ),
+        (
             "Set an alarm for quarter pass to in the afternoon.",  # as Whisper heard it
             SkillCall("alarm_set", {"hour": 14, "minute": 15, "days": ()}),
         ),
