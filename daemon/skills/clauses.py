@@ -3,6 +3,7 @@ or a length or clock time corrected as it is said."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from typing import Final
@@ -18,7 +19,8 @@ _SET_OR_UNDONE: Final = frozenset(
         "alarm_move", "reminder_cancel", "forget", "volume",
     }
 )  # fmt: skip
-"""Skills that set or undo something: what a clause after the scene is set asks for ("..., cancel the timer")."""
+"""Skills that set or undo something: what a clause beside a scene or a reason asks for ("..., cancel the timer";
+"drop the volume to twenty, ...")."""
 
 
 _A_DAY: Final = re.compile(r"\b(?:tomorrow|today|tonight|\w+day|weekends?|every)\b")
@@ -56,6 +58,7 @@ def _timer_the_scene_times(scene: str) -> SkillCall | None:
 _CORRECTION: Final = re.compile(r"(?P<first>.+?) (?:no |wait |sorry |i mean |or rather )+(?P<then>.+)")
 
 
+@functools.lru_cache(maxsize=256)  # NOTE: one question is routed at its pause, for its early answer and by the turn
 def corrected(said: str) -> str | None:
     """`said` with the length or clock time it corrects put in place of the first ("a timer for five minutes no
     sorry seven minutes", "an alarm for six in the morning no wait half past six"), or None if it corrects none."""
