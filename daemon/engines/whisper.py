@@ -84,6 +84,13 @@ JUDGE_WEIGHT: Final = 0.5
 # the box (77.8 % against 79.8 % of 99): every guess within the margin is weighed.
 
 
+_LEFT_HANGING: Final = re.compile(r"[.?!,] (?:(?:oh|no|wait|sorry|actually|i mean|or rather|hang on|hold on) )+$")
+"""A transcript's last sentence that only begins to correct the one before ("... in the morning. No wait.")."""
+# NOTE: Whisper, told to write no timestamps, sometimes ends the transcript there: "Set an alarm for seven. Sorry."
+# (Piper, 0.6-0.8 s before "Eight."; "... no wait, half past six" as Piper said it 2 of 3 times), and the box acted
+# on the first value. Told to write timestamps, it goes on to the next sentence; asked so only then (50-100 ms).
+
+
 def _words(text: str) -> str:
     """Lower-case words, one space apart and one at each end."""
     return " " + " ".join(re.findall(r"[a-z']+", text.lower())) + " "
@@ -178,12 +185,16 @@ class WhisperRecogniser:
         try:
             with self._lock, CORES.working():
                 view = self._encode(pcm, audio)
-                text, score = self._decode(view, seconds, prompted=final, beam=FINAL_BEAM if final else 1)
+                prompted = final
+                text, score = self._decode(view, seconds, prompted=prompted, beam=FINAL_BEAM if final else 1)
                 if final and _echoes_prompt(text):
                     # NOTE: a quick voice Whisper hears weakly came back as the prompt itself ("What does
                     # photosynthesis mean?" as "What time is it?", espeak-ng at 180 words a minute); heard again
                     # without it, the question is the user's own words (and "what time is it" is still that).
-                    text, score = self._decode(view, seconds, prompted=False, beam=FINAL_BEAM)
+                    prompted = False
+                    text, score = self._decode(view, seconds, prompted=prompted, beam=FINAL_BEAM)
+                if final and _LEFT_HANGING.search(text.lower().rstrip(".?!, ") + " "):
+                    text = self._heard_on(view, seconds, prompted, text)
         except (RuntimeError, ValueError) as err:
             raise EngineError("stt-whisper-failed", f"Whisper failed: {err}") from err
         return Transcript(text, _spread(text, seconds), score if text else None)
@@ -219,6 +230,16 @@ class WhisperRecogniser:
             if not _echoes_prompt(guess) and commands(guess):
                 return guess, other
         return judged(guesses, self._judge) if self._judge is not None else (text, score)
+
+    def _heard_on(self, view: Any, seconds: float, prompted: bool, text: str) -> str:
+        """`text` as heard again with timestamps when that adds words after all of it, else `text` itself."""
+        prompt = self._prompts[prompted][:-1]  # NOTE: without <|notimestamps|>: a sentence each, then the next
+        result = self._model.generate(
+            view, [prompt], beam_size=FINAL_BEAM, max_length=len(prompt) + int(TOKENS_PER_S * seconds) + 16
+        )[0]
+        again = without_restart(self._text(result.sequences_ids[0]))  # NOTE: timestamps are tokens after the end's
+        heard, more = bare(text), bare(again)
+        return again if len(more) > len(heard) and more[: len(heard)] == heard else text
 
     def _text(self, ids: Any) -> str:
         """The words of one decoded sequence."""

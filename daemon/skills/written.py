@@ -24,7 +24,8 @@ def normalise(text: str) -> str:
         text = _FREE_HOUR.sub("three ", text)
         # NOTE: and "quarter past two" as "quarter pass to" (an alarm for it was set for 3 pm): "past to" says no time
         text = re.sub(r"\b(quarter|half) pass(?:ed)?\b", r"\1 past", text)
-        text = re.sub(r"\bhave past\b", "half past", text)  # "No wait. Have past six." on the box's own mic
+        # NOTE: "No wait. Have past six." on the box's own mic; "Have passed six." heard again with timestamps
+        text = _HAVE_PAST.sub("half past", text)
         text = re.sub(r"\b(quarter|half) past to\b", r"\1 past two", text)
     # NOTE: Whisper writes a name ending in s as a possessive now and then ("Is Mars' bigger than Earth?").
     text = re.sub(r"(?<=\ws)'(?=\s|$)", "", text)
@@ -35,6 +36,9 @@ def normalise(text: str) -> str:
     return _ADDRESS.sub("", " ".join(text.split()), count=1)
 
 
+_HAVE_PAST: Final = re.compile(
+    r"\bhave pas(?:t|s|sed)(?= (?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|noon|midnight)\b)"
+)
 _ANOTHER_ONE: Final = re.compile(
     r"\b(another|second|other|third) 1\b(?! (?:second|minute|hour|day|week|month|year)s?\b)"
 )

@@ -18,9 +18,11 @@ from daemon.engines.whisper import WhisperRecogniser
 from daemon.errors import EXIT_CONFIG, ConfigError
 from daemon.lab.evaluation import corpus
 from daemon.lab.evaluation.noises import hum, music, white_noise
-from daemon.lab.evaluation.voices import ESPEAK_VOICES, Voice
+from daemon.lab.evaluation.voices import ESPEAK_VOICES, Voice, piper_voice
 from daemon.modelstore.select import select
-from daemon.ports import AUDIO_RATE_HZ, SpeechToText
+from daemon.ports import AUDIO_RATE_HZ, SpeechToText, TextToSpeech
+from daemon.skills import intents
+from daemon.skills.call import SkillCall
 from daemon.skills.intents import match_as_heard
 from tests.conftest import Speech, feed
 
@@ -149,6 +151,20 @@ def test_a_whole_question_whisper_looped_on_without_punctuation_is_heard_once() 
 
 def _espeak(name: str) -> Voice:
     return next(v for v in ESPEAK_VOICES if v.name == name)
+
+
+def test_a_correction_begun_after_a_pause_is_heard_to_its_value(whisper: SpeechToText, tts: TextToSpeech) -> None:
+    assert isinstance(whisper, WhisperRecogniser)
+    voice = piper_voice(tts)
+    begun, value = voice.render("Set an alarm for seven. Sorry."), voice.render("Eight.")
+    audio = np.concatenate([begun, np.zeros(int(0.8 * AUDIO_RATE_HZ), np.int16), value])
+    # NOTE: decoded without timestamps, as every final pass is, this ended at "Sorry.": the alarm was set for seven.
+    heard = whisper.transcribe(audio.tobytes()).text
+    assert words(heard) & {"eight", "8"}, heard
+    assert intents.match(heard) == SkillCall("alarm_set", {"hour": 8, "minute": 0, "days": (), "near": True}), heard
+    # NOTE: a correction ended by the speaker, with nothing after it, is heard as said (no words added).
+    alone = whisper.transcribe(begun.tobytes()).text
+    assert "eight" not in words(alone) and "8" not in words(alone), alone
 
 
 def test_the_end_of_a_quick_question_is_heard(whisper: SpeechToText) -> None:
