@@ -55,13 +55,17 @@ def _timer_the_scene_times(scene: str) -> SkillCall | None:
     return SkillCall("timer_start", {"seconds": seconds}) if seconds is not None else None
 
 
-_CORRECTION: Final = re.compile(r"(?P<first>.+?) (?:no |wait |sorry |i mean |or rather )+(?P<then>.+)")
+_CORRECTION: Final = re.compile(
+    r"(?P<first>.+?) (?:no |wait |sorry |i mean |or rather |actually |make (?:it|that) )+(?P<then>.+)"
+)
+_NUMBER: Final = re.compile(r"\b\d+(?:\.\d+)?\b")
 
 
 @functools.lru_cache(maxsize=256)  # NOTE: one question is routed at its pause, for its early answer and by the turn
 def corrected(said: str) -> str | None:
-    """`said` with the length or clock time it corrects put in place of the first ("a timer for five minutes no
-    sorry seven minutes", "an alarm for six in the morning no wait half past six"), or None if it corrects none."""
+    """`said` with the length, clock time or number it corrects put in place of the first ("a timer for five minutes
+    no sorry seven minutes", "an alarm for six in the morning no wait half past six", "the volume to 30 no 40"), or
+    None if it corrects none."""
     found = _CORRECTION.fullmatch(said)
     if found is None:
         return None
@@ -70,4 +74,9 @@ def corrected(said: str) -> str | None:
     if length is not None and length[1] == "|" and (run := duration_in(first)) is not None:
         return run[1].replace("|", then)
     # NOTE: the half of the day the first named is kept: "six in the morning, no, half past six" is 6:30 am
-    return clock_time_put_as(first, then) if clock_time_put_as(then, "|") == "|" else None
+    if clock_time_put_as(then, "|") == "|" and (at := clock_time_put_as(first, then)) is not None:
+        return at
+    # NOTE: a bare number for the one number said before keeps its unit: "the volume to 30, no, 40"; "a timer for
+    # 10 minutes, actually, 15"
+    number, before = digits(then), digits(first)
+    return _NUMBER.sub(number, before) if _NUMBER.fullmatch(number) and len(_NUMBER.findall(before)) == 1 else None

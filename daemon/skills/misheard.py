@@ -61,6 +61,7 @@ SLIPS: Final = {
     "and": ("in", "of"),
     "on": ("of",),
     "what": ("what's",),
+    "times": ("timers",),  # "How many times are running?", heard on the box's own mic
 }
 BEFORE_A_NUMBER: Final = frozenset({"what"})
 """Slips taken only before a number ("what 20% of 65"): "what day" is a question begun, not "what's day"."""

@@ -168,6 +168,7 @@ class Skills:
                 call = home
         if call is not None and call.skill == "alarm_set" and call.args.get("near") and not call.args.get("note"):
             call = self._next_half(call)  # NOTE: a reminder keeps its hour: "remind me at 6 to ..." is 6 pm
+        call = (call and values.seconds_unpointed(call, intents.normalise(text))) or call
         if call is not None and call.skill in ANSWERS and self.waiting() is None:
             return None  # a yes or a no with nothing asked about is the conversation's (the model's)
         if call is not None and call.skill == "stop" and call.args.get("action") == "cancel":

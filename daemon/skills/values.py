@@ -69,6 +69,21 @@ def read_values(skill: str, text: str) -> SkillCall | None:
     return None
 
 
+_POINTED_SECONDS: Final = re.compile(r"\b([1-9])\.(\d) (?:second|sec)s?\b")
+
+
+def seconds_unpointed(call: SkillCall, said: str) -> SkillCall | None:
+    """A timer of a few seconds and a tenth ("a 4.5 second timer") as the whole number written with the point (45
+    seconds), to be asked about; None for any other call."""
+    # NOTE: the box heard "Start a 4.5 second timer." for "start a 45 second timer" and set one for 4 seconds. Nobody
+    # times a tenth of a second by voice; a number said as its digits ("four five") is written so.
+    found = _POINTED_SECONDS.search(said)
+    if call.skill != "timer_start" or found is None or "more" in call.args:
+        return None
+    meant = dataclasses.replace(call, args={**call.args, "seconds": int(found[1] + found[2])})
+    return dataclasses.replace(meant, read_as=asked(meant), unsure=True)
+
+
 @functools.lru_cache(maxsize=256)  # NOTE: one question is routed at its pause, for its early answer and by the turn
 def value_said_as(said: str, duration: str, clock_time: str) -> str | None:
     """`said` with the duration or clock time it says put as `duration` or `clock_time`, or None if it says neither:

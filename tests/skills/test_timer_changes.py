@@ -366,6 +366,15 @@ def test_a_bare_timer_after_a_scene_that_says_how_long_is_set_for_that_long_and_
             SkillCall("alarm_set", {"hour": 6, "minute": 30, "days": ()}),
         ),
         (
+            "Set an alarm for six in the morning. No wait. Have passed six.",  # heard again with timestamps
+            SkillCall("alarm_set", {"hour": 6, "minute": 30, "days": ()}),
+        ),
+        ("Set the volume to 30. No. 40.", SkillCall("volume", {"action": "set", "level": 40})),
+        ("Set a timer for 10 minutes, actually. 15.", SkillCall("timer_start", {"seconds": 900})),
+        ("set a timer for ten minutes actually make it fifteen", SkillCall("timer_start", {"seconds": 900})),
+        ("Wake me up at 7, no wait. 8.", SkillCall("alarm_set", {"hour": 8, "minute": 0, "days": (), "near": True})),
+        ("How many times are running?", SkillCall("timer_left", {})),  # as the box heard it, run on a WAV
+        (
             "Set an alarm for quarter pass to in the afternoon.",  # as Whisper heard it
             SkillCall("alarm_set", {"hour": 14, "minute": 15, "days": ()}),
         ),
@@ -375,9 +384,22 @@ def test_a_bare_timer_after_a_scene_that_says_how_long_is_set_for_that_long_and_
         ),
     ],
 )
-def test_a_length_or_time_corrected_as_it_is_said_is_the_second_and_a_reason_after_a_command_is_left_out(
+def test_a_value_corrected_as_it_is_said_is_the_second_and_a_reason_after_a_command_is_left_out(
     said: str, call: SkillCall
 ) -> None:
     # NOTE: the alarms were set for 6:00 and 3 pm, the volume and the timers told nothing was done
     heard = intents.match(said)
     assert heard is not None and (heard.skill, heard.args) == (call.skill, call.args), heard
+
+
+def test_a_timer_of_seconds_and_a_tenth_is_asked_about_as_the_number_said_and_set_on_yes() -> None:
+    skills = _skills(Boot())
+    # NOTE: the box heard "Start a 4.5 second timer." for "start a 45 second timer" and set one for 4 seconds.
+    asked = _said(skills, "Start a 4.5 second timer.")
+    assert asked == ("timer_start", 'Did you mean "set a timer for 45 seconds"? Say yes, and I will.')
+    assert skills.reminders.all() == []
+    skill, reply = _said(skills, "yes")
+    assert skill == "confirm" and "45 seconds" in reply, reply
+    assert [r.seconds for r in skills.reminders.all()] == [45]
+    assert _said(skills, "set a timer for 2.5 minutes")[1] == "A timer for 2 minutes and 30 seconds, starting now."
+    assert [r.seconds for r in skills.reminders.all()] == [45, 150]
