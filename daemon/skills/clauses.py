@@ -58,7 +58,10 @@ def _timer_the_scene_times(scene: str) -> SkillCall | None:
 _CORRECTION: Final = re.compile(
     r"(?P<first>.+?) (?:no |wait |sorry |i mean |or rather |actually |make (?:it|that) )+(?P<then>.+)"
 )
-_NUMBER: Final = re.compile(r"\b\d+(?:\.\d+)?\b")
+_NUMBER: Final = re.compile(r"\b\d+(?:[.:]\d+)?\b")
+_ON_THE_CLOCK: Final = re.compile(
+    r"\b(?:alarm|wake|remind|at|clock|o'clock|am|pm|morning|afternoon|evening|night|tonight|tomorrow|noon)\b"
+)
 
 
 @functools.lru_cache(maxsize=256)  # NOTE: one question is routed at its pause, for its early answer and by the turn
@@ -74,9 +77,11 @@ def corrected(said: str) -> str | None:
     if length is not None and length[1] == "|" and (run := duration_in(first)) is not None:
         return run[1].replace("|", then)
     # NOTE: the half of the day the first named is kept: "six in the morning, no, half past six" is 6:30 am
-    if clock_time_put_as(then, "|") == "|" and (at := clock_time_put_as(first, then)) is not None:
-        return at
-    # NOTE: a bare number for the one number said before keeps its unit: "the volume to 30, no, 40"; "a timer for
-    # 10 minutes, actually, 15"
+    if _ON_THE_CLOCK.search(first) and clock_time_put_as(then, "|") == "|":
+        return clock_time_put_as(first, then)
+    # NOTE: a bare number is put for the last number said before, which keeps its unit: "the volume to 30, no, 40";
+    # "a timer for 10 minutes, actually, 15"; "5 plus 3, no wait, 4" (read as clock times, the 5 was corrected)
     number, before = digits(then), digits(first)
-    return _NUMBER.sub(number, before) if _NUMBER.fullmatch(number) and len(_NUMBER.findall(before)) == 1 else None
+    if _NUMBER.fullmatch(number) and (numbers := list(_NUMBER.finditer(before))):
+        return before[: numbers[-1].start()] + number + before[numbers[-1].end() :]
+    return None
