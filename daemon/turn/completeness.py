@@ -96,6 +96,8 @@ UNFINISHED_ENDINGS: Final = frozenset(
     ]
 )
 """Words a spoken question does not end on."""
+CORRECTING: Final = frozenset({"no", "wait", "sorry", "actually"})
+"""Words that begin to correct what was just said ("set an alarm for seven, sorry ... eight"): the value comes next."""
 
 
 @dataclass(frozen=True)
@@ -132,6 +134,8 @@ def judge(
     words = words_of(text)
     if not words:
         return None
+    if _correcting(words):
+        return False  # NOTE: the box set an alarm for seven on "Set an alarm for seven. Sorry.", before "Eight."
     ended = punctuated and text.rstrip().endswith(("?", ".", "!"))
     if command:
         # NOTE: a whole command, but a short or unpunctuated one is often the start of a longer one ("what time is
@@ -150,6 +154,14 @@ def judge(
     if len(words) >= rule.min_words and p_end >= rule.min_p_end:
         return True
     return None
+
+
+def _correcting(words: list[str]) -> bool:
+    """Whether the words end on a correction begun: after two words or more, and not as an answer ("yes or no")."""
+    said = len(words)
+    while said and words[said - 1] in CORRECTING:
+        said -= 1
+    return said < len(words) and said >= 2 and words[said - 1] != "or"
 
 
 def make_judge(

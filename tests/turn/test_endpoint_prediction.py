@@ -127,6 +127,10 @@ def test_without_prediction_the_configured_silence_ends_every_question() -> None
         ("What is the boiling?", 0.70, False, None),  # too short to trust the model's guess
         ("Why is it hot in summer?", 0.10, False, None),
         ("Why do we need to sleep at night?", 0.35, False, True),
+        ("Set an alarm for seven. Sorry.", 0.0, True, False),  # ... eight: a correction begun
+        ("Set the volume to 30, no wait.", 0.0, True, False),
+        ("No.", 0.5, True, None),  # an answer, no correction
+        ("Is it a yes or no?", 0.6, False, True),  # a question ending on "no", finished
     ],
 )
 def test_the_words_at_a_pause_are_judged_finished_unfinished_or_unclear(
