@@ -88,7 +88,8 @@ _LEFT_HANGING: Final = re.compile(r"[.?!,] (?:(?:oh|no|wait|sorry|actually|i mea
 """A transcript's last sentence that only begins to correct the one before ("... in the morning. No wait.")."""
 # NOTE: Whisper, told to write no timestamps, sometimes ends the transcript there: "Set an alarm for seven. Sorry."
 # (Piper, 0.6-0.8 s before "Eight."; "... no wait, half past six" as Piper said it 2 of 3 times), and the box acted
-# on the first value. Told to write timestamps, it goes on to the next sentence; asked so only then (50-100 ms).
+# on the first value. Told to write timestamps, it goes on to the next sentence; asked so only then (50-100 ms), or
+# when the quick decode of the same audio heard more.
 
 
 def _words(text: str) -> str:
@@ -157,6 +158,7 @@ class WhisperRecogniser:
         self._lock = threading.Lock()
         self._ctranslate2 = ctranslate2
         self._encoded: tuple[tuple[int, int], Any] | None = None  # the last audio's encoder output, by its bytes
+        self._quick: tuple[tuple[int, int], str] = ((0, 0), "")  # the last quick decode's words, by its audio's bytes
         self._check_memory_rules()
 
     def _check_memory_rules(self) -> None:
@@ -193,7 +195,9 @@ class WhisperRecogniser:
                     # without it, the question is the user's own words (and "what time is it" is still that).
                     prompted = False
                     text, score = self._decode(view, seconds, prompted=prompted, beam=FINAL_BEAM)
-                if final and _LEFT_HANGING.search(text.lower().rstrip(".?!, ") + " "):
+                if not final:
+                    self._quick = ((len(pcm), hash(pcm)), text)
+                elif _LEFT_HANGING.search(text.lower().rstrip(".?!, ") + " ") or self._heard_more_quickly(pcm, text):
                     text = self._heard_on(view, seconds, prompted, text)
         except (RuntimeError, ValueError) as err:
             raise EngineError("stt-whisper-failed", f"Whisper failed: {err}") from err
@@ -231,6 +235,13 @@ class WhisperRecogniser:
                 return guess, other
         return judged(guesses, self._judge) if self._judge is not None else (text, score)
 
+    def _heard_more_quickly(self, pcm: bytes, text: str) -> bool:
+        """Whether the quick decode of the same audio heard all of `text` and more."""
+        # NOTE: "Hey Jarvis, set the volume to 30. No. 40." at the pause, and "... to 30." in the final pass of it.
+        key, quick = self._quick
+        heard, more = bare(text), bare(quick)
+        return key == (len(pcm), hash(pcm)) and len(more) > len(heard) and more[: len(heard)] == heard
+
     def _heard_on(self, view: Any, seconds: float, prompted: bool, text: str) -> str:
         """`text` as heard again with timestamps when that adds words after all of it, else `text` itself."""
         prompt = self._prompts[prompted][:-1]  # NOTE: without <|notimestamps|>: a sentence each, then the next
@@ -239,7 +250,9 @@ class WhisperRecogniser:
         )[0]
         again = without_restart(self._text(result.sequences_ids[0]))  # NOTE: timestamps are tokens after the end's
         heard, more = bare(text), bare(again)
-        return again if len(more) > len(heard) and more[: len(heard)] == heard else text
+        added = more[len(heard) :]
+        # NOTE: a last word said again is the decoder's ("Wake me up at 7, no wait. 8. 8."), not more words heard
+        return again if added and more[: len(heard)] == heard and added != heard[-len(added) :] else text
 
     def _text(self, ids: Any) -> str:
         """The words of one decoded sequence."""

@@ -12,7 +12,7 @@ import pytest
 
 from daemon.cli.main import main
 from daemon.config import Config, ListenConfig, SttConfig, WakeConfig
-from daemon.engines.load import load_stt, load_vad, load_wake
+from daemon.engines.load import load_stt, load_tts, load_vad, load_wake
 from daemon.engines.vad import SileroVad, WebRtcVad
 from daemon.engines.whisper import WhisperRecogniser
 from daemon.errors import EXIT_CONFIG, ConfigError
@@ -165,6 +165,24 @@ def test_a_correction_begun_after_a_pause_is_heard_to_its_value(whisper: SpeechT
     # NOTE: a correction ended by the speaker, with nothing after it, is heard as said (no words added).
     alone = whisper.transcribe(begun.tobytes()).text
     assert "eight" not in words(alone) and "8" not in words(alone), alone
+
+
+def test_a_final_pass_that_stops_before_the_quick_one_did_is_heard_to_its_end(
+    whisper: SpeechToText, dev_config: Config
+) -> None:
+    assert isinstance(whisper, WhisperRecogniser)
+    quicker = load_tts(dataclasses.replace(dev_config, tts=dataclasses.replace(dev_config.tts, length_scale=0.85)))
+    try:
+        said = piper_voice(quicker).render("Set the volume to thirty. No, forty.")
+    finally:
+        quicker.close()
+    audio = np.concatenate([np.zeros(AUDIO_RATE_HZ // 5, np.int16), said, np.zeros(AUDIO_RATE_HZ // 3, np.int16)])
+    alone = whisper.transcribe(audio.tobytes()).text  # NOTE: no quick decode of this audio before it
+    assert "40" not in alone, alone  # the final pass alone ends at "Set the volume to 30."
+    quick = whisper.transcribe(audio.tobytes(), final=False).text  # as at a pause: the quick decode, then the final
+    assert "40" in quick, quick
+    heard = whisper.transcribe(audio.tobytes()).text
+    assert intents.match(heard) == SkillCall("volume", {"action": "set", "level": 40}), heard
 
 
 def test_the_end_of_a_quick_question_is_heard(whisper: SpeechToText) -> None:
