@@ -44,6 +44,21 @@ def beside_the_scene(text: str, match: Callable[[str], SkillCall | None]) -> Ski
     return None
 
 
+_GOES_ON: Final = re.compile(r"(?:in|from|to|at|on|for|of|by|and|or|but|with|without|than)\b|.*\d")
+"""A remark after a question that is its own words going on ("What time is it? In Tokyo."), not a remark."""
+
+
+def asked_before_a_remark(text: str, match: Callable[[str], SkillCall | None]) -> SkillCall | None:
+    """A question one of the skills answers (read by `match`), asked before a remark that is no command ("What is
+    the capital of Italy? I always forget."), or None."""
+    question, _, remark = text.partition("?")
+    remark = normalise(remark)
+    if len(remark.split()) < 2 or "?" in text[len(question) + 1 :] or _GOES_ON.match(remark):
+        return None
+    call = match(normalise(question))
+    return call if call is not None and match(remark) is None else None
+
+
 _LENGTH_SAID: Final = re.compile(r"\b(\d+(?:\.\d+)?) (?:more |extra )?((?:second|minute|hour)s?)\b")
 
 

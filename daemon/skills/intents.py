@@ -19,7 +19,7 @@ from daemon.skills.amounts import read_duration, read_volume, read_volume_step, 
 from daemon.skills.calc import Unanswerable, work_out
 from daemon.skills.call import Arg as Arg
 from daemon.skills.call import SkillCall as SkillCall
-from daemon.skills.clauses import beside_the_scene, corrected
+from daemon.skills.clauses import asked_before_a_remark, beside_the_scene, corrected
 from daemon.skills.facts import claims
 from daemon.skills.honest import TOPICS, is_amount, is_device, is_now, is_product, is_title
 from daemon.skills.misheard import readings
@@ -118,7 +118,7 @@ def match(text: str) -> SkillCall | None:
     # are the same each time, so they are matched once (hassil took 3-4 ms a sentence here, x86_64), and so are
     # their misheard readings (4.5 ms at the median for a general question, which no template takes).
     said = corrected(said) or said
-    call = _match(said) or beside_the_scene(text, _match)
+    call = _match(said) or beside_the_scene(text, _match) or asked_before_a_remark(text, _match)
     if call is None or call.args.get("topic") == "devices":
         # NOTE: "set my room to 30%" is a device only if it is no misheard request of the box's own ("set volume to
         # 30%"): a device the box cannot reach is the weakest reading.

@@ -375,6 +375,11 @@ def test_a_bare_timer_after_a_scene_that_says_how_long_is_set_for_that_long_and_
         ("Wake me up at 7, no wait. 8.", SkillCall("alarm_set", {"hour": 8, "minute": 0, "days": (), "near": True})),
         ("How many times are running?", SkillCall("timer_left", {})),  # as the box heard it, run on a WAV
         ("what is 5 plus 3 no wait 4", SkillCall("calculate", {"value": 9.0})),  # not 4 plus 3: the last is corrected
+        (
+            "What is the capital of Italy? I always forget.",  # a question before a remark: heard to its end
+            SkillCall("country", {"fact": "capital", "code": "IT", "country": "italy"}),
+        ),
+        ("What time is it? In Tokyo.", SkillCall("world_time", {"place": "Tokyo", "zones": "Asia/Tokyo"})),
         ("set an alarm for 7:30 no 8", SkillCall("alarm_set", {"hour": 8, "minute": 0, "days": (), "near": True})),
         (
             "Set an alarm for quarter pass to in the afternoon.",  # as Whisper heard it
