@@ -97,6 +97,6 @@ def corrected(said: str) -> str | None:
     # NOTE: a bare number is put for the last number said before, which keeps its unit: "the volume to 30, no, 40";
     # "a timer for 10 minutes, actually, 15"; "5 plus 3, no wait, 4" (read as clock times, the 5 was corrected)
     number, before = digits(then), digits(first)
-    if _NUMBER.fullmatch(number) and (numbers := list(_NUMBER.finditer(before))):
+    if number.isdigit() and (numbers := list(_NUMBER.finditer(before))):  # NOTE: not "half", which is 0.5
         return before[: numbers[-1].start()] + number + before[numbers[-1].end() :]
     return None
