@@ -239,8 +239,8 @@ class WhisperRecogniser:
         """Whether the quick decode of the same audio heard all of `text` and more."""
         # NOTE: "Hey Jarvis, set the volume to 30. No. 40." at the pause, and "... to 30." in the final pass of it.
         key, quick = self._quick
-        heard, more = bare(text), bare(quick)
-        return key == (len(pcm), hash(pcm)) and len(more) > len(heard) and more[: len(heard)] == heard
+        heard, more = bare(text), bare(without_restart(quick))
+        return key == (len(pcm), hash(pcm)) and _adds_words(heard, more)
 
     def _heard_on(self, view: Any, seconds: float, prompted: bool, text: str) -> str:
         """`text` as heard again with timestamps when that adds words after all of it, else `text` itself."""
@@ -249,10 +249,7 @@ class WhisperRecogniser:
             view, [prompt], beam_size=FINAL_BEAM, max_length=len(prompt) + int(TOKENS_PER_S * seconds) + 16
         )[0]
         again = without_restart(self._text(result.sequences_ids[0]))  # NOTE: timestamps are tokens after the end's
-        heard, more = bare(text), bare(again)
-        added = more[len(heard) :]
-        # NOTE: a last word said again is the decoder's ("Wake me up at 7, no wait. 8. 8."), not more words heard
-        return again if added and more[: len(heard)] == heard and added != heard[-len(added) :] else text
+        return again if _adds_words(bare(text), bare(again)) else text
 
     def _text(self, ids: Any) -> str:
         """The words of one decoded sequence."""
@@ -414,6 +411,14 @@ def _adds_to(heard: tuple[str, ...], guess: tuple[str, ...]) -> bool:
     if len(heard) > 1 and len(guess) >= 1.5 * len(heard):
         return True
     return len(guess) > len(heard) and guess[len(guess) - len(heard) :] == heard
+
+
+def _adds_words(heard: tuple[str, ...], more: tuple[str, ...]) -> bool:
+    """Whether `more` is all of `heard` and other words after it."""
+    # NOTE: a last word said again is the decoder's ("Wake me up at 7, no wait. 8. 8."), not more words heard; a quick
+    # decode's loop ("What time is it? What time is it?") would cost a decode for nothing.
+    added = more[len(heard) :]
+    return bool(added) and more[: len(heard)] == heard and added != heard[-len(added) :]
 
 
 def _spread(text: str, seconds: float) -> tuple[Word, ...]:
