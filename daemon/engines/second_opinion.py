@@ -7,7 +7,8 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Final
 
-from daemon.engines.whisper import Hearing, Judge, WhisperStream, bare
+from daemon.engines.heard_words import bare
+from daemon.engines.whisper import Hearing, Judge, WhisperStream
 from daemon.ports import AUDIO_RATE_HZ, SpeechStream, Transcript
 
 LONGEST_S: Final = 3.0

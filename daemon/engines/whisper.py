@@ -15,8 +15,9 @@ import numpy as np
 
 from daemon.engines.cores import CORES
 from daemon.engines.decoder_loops import looped, without_restart
+from daemon.engines.heard_words import adds_to, adds_words, bare, left_hanging, spread
 from daemon.errors import EngineError, ModelError
-from daemon.ports import AUDIO_RATE_HZ, SpeechStream, Transcript, Word
+from daemon.ports import AUDIO_RATE_HZ, SpeechStream, Transcript
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -82,14 +83,6 @@ JUDGE_WEIGHT: Final = 0.5
 # asleep?" for "Is the baby asleep?") or says it again is not weighed: those two made most of the judge's slips.
 # Three guesses at most (the judge's p90 0.27 s instead of 0.32) answered fewer spoken tune questions right through
 # the box (77.8 % against 79.8 % of 99): every guess within the margin is weighed.
-
-
-_LEFT_HANGING: Final = re.compile(r"[.?!,] (?:(?:oh|no|wait|sorry|actually|i mean|or rather|hang on|hold on) )+$")
-"""A transcript's last sentence that only begins to correct the one before ("... in the morning. No wait.")."""
-# NOTE: Whisper, told to write no timestamps, sometimes ends the transcript there: "Set an alarm for seven. Sorry."
-# (Piper, 0.6-0.8 s before "Eight."; "... no wait, half past six" as Piper said it 2 of 3 times), and the box acted
-# on the first value. Told to write timestamps, it goes on to the next sentence; asked so only then, or when the quick
-# decode of the same audio heard more (0.32 s more at the median, on 43 of 798 clips of corrections and remarks).
 
 
 def _words(text: str) -> str:
@@ -197,11 +190,11 @@ class WhisperRecogniser:
                     text, score = self._decode(view, seconds, prompted=prompted, beam=FINAL_BEAM)
                 if not final:
                     self._quick = ((len(pcm), hash(pcm)), text)
-                elif _LEFT_HANGING.search(text.lower().rstrip(".?!, ") + " ") or self._heard_more_quickly(pcm, text):
+                elif left_hanging(text) or self._heard_more_quickly(pcm, text):
                     text = self._heard_on(view, seconds, prompted, text)
         except (RuntimeError, ValueError) as err:
             raise EngineError("stt-whisper-failed", f"Whisper failed: {err}") from err
-        return Transcript(text, _spread(text, seconds), score if text else None)
+        return Transcript(text, spread(text, seconds), score if text else None)
 
     def _decode(self, view: Any, seconds: float, prompted: bool, beam: int) -> tuple[str, float]:
         """The words decoded from the encoder's output, with the prompt before them or not, a restart cut ("" for
@@ -240,7 +233,7 @@ class WhisperRecogniser:
         # NOTE: "Hey Jarvis, set the volume to 30. No. 40." at the pause, and "... to 30." in the final pass of it.
         key, quick = self._quick
         heard, more = bare(text), bare(without_restart(quick))
-        return key == (len(pcm), hash(pcm)) and _adds_words(heard, more)
+        return key == (len(pcm), hash(pcm)) and adds_words(heard, more)
 
     def _heard_on(self, view: Any, seconds: float, prompted: bool, text: str) -> str:
         """`text` as heard again with timestamps when that adds words after all of it, else `text` itself."""
@@ -249,7 +242,7 @@ class WhisperRecogniser:
             view, [prompt], beam_size=FINAL_BEAM, max_length=len(prompt) + int(TOKENS_PER_S * seconds) + 16
         )[0]
         again = without_restart(self._text(result.sequences_ids[0]))  # NOTE: timestamps are tokens after the end's
-        return again if _adds_words(bare(text), bare(again)) else text
+        return again if adds_words(bare(text), bare(again)) else text
 
     def _text(self, ids: Any) -> str:
         """The words of one decoded sequence."""
@@ -390,7 +383,7 @@ def judged(guesses: Sequence[tuple[str, float]], judge: Judge) -> tuple[str, flo
         if score < best - JUDGE_MARGIN:
             break
         words = bare(guess)
-        if words and words not in weighed and not _echoes_prompt(guess) and not _adds_to(heard, words):
+        if words and words not in weighed and not _echoes_prompt(guess) and not adds_to(heard, words):
             weighed[words] = (guess, score)
     if len(weighed) < 2:
         return first, best
@@ -398,36 +391,3 @@ def judged(guesses: Sequence[tuple[str, float]], judge: Judge) -> tuple[str, flo
     if scores is None:
         return first, best
     return max(zip(weighed.values(), scores, strict=True), key=lambda c: c[0][1] + JUDGE_WEIGHT * c[1])[0]
-
-
-def bare(text: str) -> tuple[str, ...]:
-    """A transcript's words, lower case, without punctuation."""
-    return tuple(re.findall(r"[a-z0-9']+", text.lower()))
-
-
-def _adds_to(heard: tuple[str, ...], guess: tuple[str, ...]) -> bool:
-    """Whether `guess` is what was heard said again, or with words put before all of it: a language model favours
-    a question's usual opening ("What is the baby asleep?") over what was said."""
-    if len(heard) > 1 and len(guess) >= 1.5 * len(heard):
-        return True
-    return len(guess) > len(heard) and guess[len(guess) - len(heard) :] == heard
-
-
-def _adds_words(heard: tuple[str, ...], more: tuple[str, ...]) -> bool:
-    """Whether `more` is all of `heard` and other words after it."""
-    # NOTE: a last word said again is the decoder's ("Wake me up at 7, no wait. 8. 8."), not more words heard; a quick
-    # decode's loop ("What time is it? What time is it?") would cost a decode for nothing.
-    added = more[len(heard) :]
-    return bool(added) and more[: len(heard)] == heard and added != heard[-len(added) :]
-
-
-def _spread(text: str, seconds: float) -> tuple[Word, ...]:
-    """The bare words of a transcript, each given a share of the audio by its length (Whisper gives no times)."""
-    said = bare(text)
-    total = sum(len(w) + 1 for w in said) or 1
-    words, at = [], 0.0
-    for word in said:
-        share = seconds * (len(word) + 1) / total
-        words.append(Word(word, round(at, 3), round(at + share, 3), 1.0))
-        at += share
-    return tuple(words)

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from typing import Final
 
+from daemon import corrections
 from daemon.skills.amounts import digits, duration_in, parse_duration
 from daemon.skills.call import SkillCall
 from daemon.skills.when import clock_time_put_as
@@ -71,7 +72,7 @@ def _timer_the_scene_times(scene: str) -> SkillCall | None:
 
 
 _CORRECTION: Final = re.compile(
-    r"(?P<first>.+?) (?:no |wait |sorry |i mean |or rather |actually |make (?:it|that) )+(?P<then>.+)"
+    rf"(?P<first>.+?) (?:(?:{'|'.join(corrections.MARKERS + corrections.SETTING)}) )+(?P<then>.+)"
 )
 _NUMBER: Final = re.compile(r"\b\d+(?:[.:]\d+)?\b")
 _ON_THE_CLOCK: Final = re.compile(

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
+from daemon import corrections
+
 UNFINISHED_ENDINGS: Final = frozenset(
     [
         "a",
@@ -96,8 +98,6 @@ UNFINISHED_ENDINGS: Final = frozenset(
     ]
 )
 """Words a spoken question does not end on."""
-CORRECTING: Final = frozenset({"no", "wait", "sorry", "actually"})
-"""Words that begin to correct what was just said ("set an alarm for seven, sorry ... eight"): the value comes next."""
 
 
 @dataclass(frozen=True)
@@ -159,7 +159,7 @@ def judge(
 def _correcting(words: list[str]) -> bool:
     """Whether the words end on a correction begun: after two words or more, and not as an answer ("yes or no")."""
     said = len(words)
-    while said and words[said - 1] in CORRECTING:
+    while said and words[said - 1] in corrections.ONE_WORD:
         said -= 1
     return said < len(words) and said >= 2 and words[said - 1] != "or"
 
