@@ -10,12 +10,12 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
 from daemon import corrections
+from daemon.engines.heard_words import bare
 
 UNFINISHED_ENDINGS: Final = frozenset(
     [
@@ -118,11 +118,6 @@ class Rule:
 RULE: Final = Rule()
 
 
-def words_of(text: str) -> list[str]:
-    """The bare lower-case words."""
-    return re.findall(r"[a-z0-9']+", text.lower())
-
-
 def judge(
     text: str, p_end: float, command: bool | None, punctuated: bool = True, rule: Rule = RULE, closed: bool = False
 ) -> bool | None:
@@ -131,7 +126,7 @@ def judge(
     `punctuated`: the recogniser writes punctuation (Whisper); without it only a parsed command ends early.
     `closed`: the command is one of the box's own that nothing said after it would change ("what time is it").
     """
-    words = words_of(text)
+    words = bare(text)
     if not words:
         return None
     if _correcting(words):
@@ -156,7 +151,7 @@ def judge(
     return None
 
 
-def _correcting(words: list[str]) -> bool:
+def _correcting(words: tuple[str, ...]) -> bool:
     """Whether the words end on a correction begun: after two words or more, and not as an answer ("yes or no")."""
     said = len(words)
     while said and words[said - 1] in corrections.ONE_WORD:

@@ -13,19 +13,19 @@ import concurrent.futures
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from daemon.engines.heard_words import bare
 from daemon.events import AnswerDropped, AnswerKept, AnswerStartedEarly, Event
 from daemon.ports import AudioSink, Engines
 from daemon.skills.intents import SkillCall
 from daemon.skills.skills import Skills
 from daemon.turn.answer import Answer, AnswerResult, first_sentence
-from daemon.turn.completeness import words_of
 from daemon.turn.endpoint import Endpointer
 from daemon.turn.ringing import Ring
 
 
 def same_words(a: str, b: str) -> bool:
     """True when two transcripts say the same words (case and punctuation aside)."""
-    return words_of(a) == words_of(b)
+    return bare(a) == bare(b)
 
 
 @dataclass

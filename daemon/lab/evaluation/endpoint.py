@@ -17,13 +17,14 @@ from typing import Any
 import numpy as np
 
 from daemon.config import ListenConfig
+from daemon.engines.heard_words import bare
 from daemon.lab.evaluation.corpus import Split
 from daemon.lab.evaluation.hearing import SpokenQuestion
 from daemon.lab.evaluation.metrics import p90
 from daemon.lab.evaluation.vad import EXTRA_TAIL_S
 from daemon.lab.evaluation.voices import noise_floor, to_int16
 from daemon.ports import AUDIO_RATE_HZ, SpeechToText, VoiceActivityDetector
-from daemon.turn.completeness import judge, words_of
+from daemon.turn.completeness import judge
 from daemon.turn.endpoint import Endpointer
 from daemon.turn.listener import JUDGE_AFTER_S, hands_over
 
@@ -140,7 +141,7 @@ def replay(w: Walk, config: ListenConfig, answer_s: float = 0.0) -> tuple[bool, 
         wait = wait_at(pause, config, answer_s)
         if wait <= pause.length_s:
             last = i == len(w.pauses) - 1
-            lost = not last and words_of(pause.text) != words_of(w.pauses[-1].text)
+            lost = not last and bare(pause.text) != bare(w.pauses[-1].text)
             return (not last, wait if last else float("nan"), lost)
     return False, float("nan"), False
 
