@@ -14,6 +14,10 @@ _WHEN_SAID: Final = re.compile(
     r"\s*\b(?:(?:tomorrow|on \w+day)(?: (?:morning|afternoon|evening|night))?|today|tonight|"
     r"this (?:morning|afternoon|evening))$"
 )
+_AT_A_TIME: Final = re.compile(
+    r"\bat (?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|half|quarter|noon|midnight)\b"
+)
+"""A clock time at the end of the words taken for a note: the reminder's time, left there by a template."""
 _YOURS: Final = {"my": "your", "me": "you", "i": "you", "i'm": "you're", "myself": "yourself", "mine": "yours"}
 
 
@@ -33,8 +37,8 @@ def part_of_day_call(part: str, note: str, said: str) -> SkillCall | None:
     """A once-only reminder at the usual hour of `part` on the day `said` names (tomorrow, a weekday)."""
     hour = PART_OF_DAY.get(part)
     once = once_on(said)
-    if hour is None or not once:
-        return None
+    if hour is None or not once or _AT_A_TIME.search(note):
+        return None  # NOTE: "buy milk at 8" tomorrow morning is at 8, not 9 with "at 8" in its note
     return SkillCall("alarm_set", {"hour": hour, "minute": 0, "days": (), **noted(note), **once})
 
 
@@ -62,8 +66,10 @@ def timers_call(lengths: tuple[int, ...]) -> SkillCall:
     return SkillCall("timer_start", {"seconds": lengths[0], "more": lengths[1:]})
 
 
-_NO_NAME: Final = frozenset({"another", "second", "new", "extra", "other", "separate", "different", "more", "next"})
-"""Words before "timer" that say there is one more, not what it is for."""
+_NO_NAME: Final = frozenset(
+    {"another", "second", "new", "extra", "other", "separate", "different", "more", "next", "me", "us"}
+)
+"""Words before "timer" that say there is one more, or whom it is for ("a timer for me"), not what it is for."""
 SNOOZE_S: Final = 9 * 60
 """A snooze said with no length: nine minutes, as alarm clocks have long done."""
 WORKING_DAYS: Final = frozenset(range(5))
@@ -84,11 +90,16 @@ def alarm_call(skill: str, when: str, said: str, waking: bool = False, note: str
     return SkillCall(skill, {"hour": at.hour, "minute": at.minute, "days": tuple(sorted(days)), **noted(note), **once})
 
 
-def next_half(hour: int, minute: int, days: tuple[int, ...], now_wall: float | None) -> int:
+def next_half(hour: int, minute: int, days: tuple[int, ...], now_wall: float | None, another_day: bool = False) -> int:
     """The hour of an alarm named without its half of the day and read as the afternoon (1-6 pm): the morning's when
     that afternoon time has passed today, since the clock shows the morning's first ("an alarm for 6:30" said at
-    11 pm; "6:30 tomorrow" too). An alarm on named weekdays keeps the afternoon: it has no first."""
-    if days or now_wall is None or not 13 <= hour <= 18:
+    11 pm), and always for an alarm once on `another_day` ("6:30 tomorrow", "on Monday"), whose first is the
+    morning's. An alarm on named weekdays keeps the afternoon: it has no first."""
+    if days or not 13 <= hour <= 18:
+        return hour
+    if another_day:
+        return hour - 12  # NOTE: "an alarm for tomorrow", "half past six" was 6:30 pm when asked at noon
+    if now_wall is None:
         return hour
     now = datetime.datetime.fromtimestamp(now_wall)
     return hour - 12 if (now.hour, now.minute) >= (hour, minute) else hour

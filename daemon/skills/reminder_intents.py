@@ -133,8 +133,9 @@ def read(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
         case "TalkboxRemindWhen" if v.get("what") == "timer" and _LENGTH.search(digits(slot_text(v, "name"))):
             return None  # "set a timer for ten minutes" is a timer (a number or a unit in the name: a length, cut off)
         case "TalkboxRemindWhen":
-            # NOTE: no time or length it could be set for: said how to ask
-            return SkillCall("remind_when", {"what": str(v["what"])} if v.get("what") else {})
+            # NOTE: no time or length it could be set for: asked for (daemon/skills/asked_for.py), with the words
+            # the answer completes
+            return SkillCall("remind_when", {**({"what": str(v["what"])} if v.get("what") else {}), "request": said})
         case "TalkboxAlarmList":
             return SkillCall("alarm_list")
         case "TalkboxAlarmCancel":

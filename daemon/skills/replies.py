@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from daemon.skills import honest
+from daemon.skills import asked_for, honest
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,8 @@ STOCK_REPLIES: Final = (
     ALL_TIMERS_CANCELLED,
     honest.UNSET_CLOCK,
     honest.VOLUME_LIMITS,
+    asked_for.HOW_LONG,
+    asked_for.WHAT_TIME,
     *(volume_said(level) for level in range(VOLUME_STEP, 101, VOLUME_STEP)),
 )
 """Replies the skills give word for word whatever the box holds (every volume a step reaches): voiced ahead."""

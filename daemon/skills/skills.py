@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Final, Protocol
 
 from daemon.skills import (
     about_box,
+    asked_for,
     chance,
     counting,
     facts,
@@ -142,6 +143,8 @@ class Skills:
         """The timer or alarm the last request about them set or asked about, and when (boot clock)."""
         self._waiting: tuple[SkillCall, float] | None = None
         """A misheard request waiting for the user's yes, and when it was asked about (boot clock)."""
+        self._asked: asked_for.Asked | None = None
+        """A timer, alarm or reminder asked for its length or time, which the next words alone may give."""
         self.home: Home | None = None
         """Home Assistant, when the box is linked to one: home commands the skills leave go there."""
         self._rang_at: float | None = None
@@ -153,6 +156,15 @@ class Skills:
         """The skill a sentence template says `text` asks for, else the one it means (read by meaning), else the
         offline answer to a question about the moment, or None (a question for the language model)."""
         call = intents.match(text) or timer_named(self.reminders, intents.normalise(text))
+        if (asked := self._asked_for()) is not None and (call is None or call.skill in asked_for.READ_OTHERWISE):
+            # NOTE: the request asked for its length or time before a reading of a bare value: "half six" is then
+            # no sum, "make it 10" no change to a timer
+            answer = intents.normalise(text)
+            completed = asked.completed(answer, intents.match)
+            if completed is not None and completed.read_as:
+                # NOTE: a word of the answer read as another (misheard): set only after a yes, as said back
+                completed = dataclasses.replace(completed, unsure=True, read_as=values.asked(completed))
+            call = completed or call or asked.again(answer)
         if call is None and self.meaning is not None:
             call = self.meaning.route(text)
         if call is None:
@@ -186,10 +198,11 @@ class Skills:
     def _next_half(self, call: SkillCall) -> SkillCall:
         """An alarm named without its half of the day set for the one the clock shows next once its afternoon has
         passed (reminder_args.next_half), and asked about as that one when unsure."""
-        # NOTE: "6:30 tomorrow" said at night is the morning's, as is "6:30"
+        # NOTE: "6:30" said at night is the morning's, and "6:30 tomorrow" always
         a = call.args
-        days = () if a.get("tomorrow") else alarm_days(a, None)[0]
-        hour = next_half(_int(a, "hour"), _int(a, "minute"), days, self.wall())
+        once = bool(a.get("tomorrow")) or "on" in a  # NOTE: "on Monday" too: its first 6:10 is the morning's
+        days = () if once else alarm_days(a, None)[0]
+        hour = next_half(_int(a, "hour"), _int(a, "minute"), days, self.wall(), once)
         resolved = dataclasses.replace(call, args={**a, "hour": hour})
         return dataclasses.replace(resolved, read_as=values.asked(resolved)) if call.unsure else resolved
 
@@ -233,6 +246,8 @@ class Skills:
         awaited (any request then moves the conversation on)."""
         if call.skill not in ANSWERS_ONLY or call.read_as or self.waiting() is not None:
             return None
+        if call.skill == "remind_when" and asked_for.question(call) is not None:
+            return None  # NOTE: asking for a length or a time waits for the answer: only once the question is over
         return self.run(call)
 
     def finished(self, text: str) -> bool:
@@ -271,6 +286,12 @@ class Skills:
             self._waiting = None
         return self._waiting[0] if self._waiting is not None else None
 
+    def _asked_for(self) -> asked_for.Asked | None:
+        """The request asked for its length or time, while the words said alone may still complete it."""
+        if self._asked is not None and self.now_boot() - self._asked.at > asked_for.ASKED_WITHIN_S:
+            self._asked = None
+        return self._asked
+
     def wall(self) -> float | None:
         """The time now if the clock can be trusted, else None."""
         return self.clock.now() if self.clock.state().trusted else None
@@ -284,6 +305,8 @@ class Skills:
 
     def _run(self, call: SkillCall, *, last_answer: str, forget: Callable[[], None] | None) -> Reply:
         waiting, self._waiting = self.waiting(), None  # asked about once: anything else said moves on
+        if call.skill not in ANSWERS_ONLY:
+            self._asked = None  # NOTE: a request done meanwhile moves on too; a question answered does not
         if call.read_as and (call.skill in CONFIRM_FIRST or call.unsure):
             # NOTE: a loose reading that would undo something (cancel, forget, mute, reset the clock) is asked
             # about instead of done: "can solve my timer" may be "cancel my timer", or not a request at all.
@@ -369,6 +392,9 @@ class Skills:
                 return list_reminders(self.reminders, self.now_boot())
             case "reminder_cancel":
                 return cancel_reminders(self.reminders, str(a.get("note", "")), bool(a.get("all")))
+            case "remind_when" if (asked := asked_for.question(call)) is not None:
+                self._asked = asked_for.Asked(str(a["request"]), str(a.get("what", "")), self.now_boot())
+                return Reply(asked)
             case "remind_when":
                 return Reply(
                     {"timer": honest.TIMER_HOW, "alarm": honest.ALARM_HOW}.get(str(a.get("what")), honest.REMIND_HOW)

@@ -677,6 +677,53 @@ def test_a_spoken_skill_request_that_acts_is_never_begun_before_the_question_is_
     assert skills is not None and len(skills.reminders.timers()) == 1  # set once
 
 
+def test_a_timer_asked_for_without_a_length_is_asked_how_long_and_set_by_the_answer_alone(
+    box: AssembledBox, model: ScriptedModel
+) -> None:
+    # NOTE: "For how long? Say, for example: set a timer for 10 minutes." had the user say it all again; "ten
+    # minutes" alone went to the model, which said a timer was set
+    assert box.ask("set a timer").answer == "For how long?"
+    assert box.ask("ten minutes").answer == "A timer for 10 minutes, starting now."
+    assert [(c[0], c[1].get("seconds")) for c in skill_calls(box.events)] == [
+        ("remind_when", None),
+        ("timer_start", 600),
+    ]
+    assert model.asked == []
+    skills = box.parts.skills
+    assert skills is not None and [t.seconds for t in skills.reminders.timers()] == [600]
+
+
+def test_a_reminder_asked_for_tonight_is_asked_its_time_and_the_follow_up_alone_sets_it(
+    stand_ins: Engines, recogniser: ScriptedRecogniser, model: ScriptedModel, tmp_path: Path
+) -> None:
+    config = dataclasses.replace(box_config(tmp_path), listen=dataclasses.replace(QUICK, follow_up_s=2.0))
+    box = AssembledBox(config, stand_ins, tmp_path)
+    recogniser.will_hear("Remind me to call mum tonight.", "At eight.")
+    mic = ScriptedMic(speed=SPEED)
+    mic.say(silence(0.3))
+    mic.say(wake_marker())
+    mic.say(voice(6))
+    keeper = box.parts.keeper
+    try:
+        hearing = asyncio.run_coroutine_threadsafe(keeper.hear(frames_of(mic, keeper.listener)), box.loop)
+        box.until(lambda: any(e.trigger == "follow-up" for e in of(box.events, TurnStarted)), "the follow-up window")
+        mic.say(silence(0.3))
+        mic.say(voice(2))  # the answer alone, without the wake word
+        box.until(lambda: len(of(box.events, TurnEnded)) >= 2, "the follow-up's end")
+        mic.end()
+        hearing.result(WAIT_S)
+    finally:
+        mic.close()
+        box.close()
+    assert [(e.turn, e.trigger) for e in of(box.events, TurnStarted)][:2] == [(1, "wake-word"), (2, "follow-up")]
+    called = [(c[0], c[3]) for c in skill_calls(box.events)]
+    assert called[0] == ("remind_when", "At what time tonight?") and [c[0] for c in called[1:]] == ["alarm_set"]
+    skills = box.parts.skills
+    assert skills is not None
+    assert [(a.hour, a.minute, a.note) for a in skills.reminders.alarms()] == [(20, 0, "call mum")]
+    assert model.asked == []
+
+
 def test_ask_with_no_box_running_answers_through_the_same_assembly(stand_ins: Engines, tmp_path: Path) -> None:
     events: list[Event] = []
     config = box_config(tmp_path)

@@ -11,9 +11,9 @@ import pytest
 
 from daemon.box.asking import SilentSink
 from daemon.skills import calc, intents, unable
+from daemon.skills.asked_for import HOW_LONG, WHAT_TIME
 from daemon.skills.clock import BoxClock
 from daemon.skills.honest import (
-    ALARM_HOW,
     DEVICES,
     NOT_ONLINE,
     NOTHING_TO_SNOOZE,
@@ -478,15 +478,16 @@ def test_a_request_the_box_has_no_means_to_do_is_never_promised(said: str, reply
 @pytest.mark.parametrize(
     ("said", "reply"),
     [
-        ("set a timer", TIMER_HOW),
-        ("set a timer for the eggs", TIMER_HOW),  # the model echoed "Set a timer for the eggs."
-        ("could you start a pasta timer", TIMER_HOW),
-        ("set an alarm", ALARM_HOW),  # read by meaning as "switch off the alarm"
-        ("set an alarm for tomorrow", ALARM_HOW),  # read by meaning as "have I set an alarm for tomorrow"
-        ("wake me up on saturday", ALARM_HOW),
+        ("set a timer", HOW_LONG),
+        ("set a timer for the eggs", HOW_LONG),  # the model echoed "Set a timer for the eggs."
+        ("could you start a pasta timer", HOW_LONG),
+        ("set an alarm", WHAT_TIME),  # read by meaning as "switch off the alarm"
+        ("set an alarm for tomorrow", WHAT_TIME),  # read by meaning as "have I set an alarm for tomorrow"
+        ("wake me up on saturday", WHAT_TIME),
     ],
 )
-def test_a_timer_or_alarm_asked_for_with_no_length_or_time_is_answered_with_how_to_ask(said: str, reply: str) -> None:
+def test_a_timer_or_alarm_asked_for_with_no_length_or_time_is_asked_for_it(said: str, reply: str) -> None:
+    # NOTE: the answer alone then completes the request (tests/skills/test_asked_for.py)
     assert _asked(_skills(), said) == ("remind_when", Reply(reply))
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from daemon.box.asking import SilentSink
 from daemon.skills import clock as clock_module
+from daemon.skills.asked_for import WHEN
 from daemon.skills.clock import BoxClock
 from daemon.skills.honest import NO_TOMORROW, REMIND_HOW
 from daemon.skills.intents import match
@@ -70,6 +71,17 @@ def test_a_reminder_at_a_time_is_said_back_in_the_second_person_and_listed() -> 
     assert skills.reminders.alarms() == []
 
 
+def test_a_reminder_for_a_part_of_a_day_at_a_clock_time_is_at_that_time_with_its_note_alone() -> None:
+    # NOTE: "remind me to buy milk at 8:15 tomorrow morning" was set for 9 am, to "buy milk at 8:15"
+    skills = _skills([1000.0])
+    _run(skills, "remind me to buy milk at 8:15 tomorrow morning")
+    _run(skills, "remind me to look at the clouds tomorrow morning")  # "at" in a note is still the note's
+    assert sorted((a.hour, a.minute, a.note) for a in skills.reminders.alarms()) == [
+        (8, 15, "buy milk"),
+        (9, 0, "look at the clouds"),
+    ]
+
+
 def test_a_reminder_comes_back_after_a_restart_with_its_note() -> None:
     skills = _skills([1000.0])
     _run(skills, "remind me to take my pills in 2 hours")
@@ -78,10 +90,11 @@ def test_a_reminder_comes_back_after_a_restart_with_its_note() -> None:
     assert [t.note for t in again.timers()] == ["take your pills"]
 
 
-def test_a_reminder_with_no_time_the_box_can_set_is_answered_honestly() -> None:
+def test_a_reminder_with_no_time_the_box_can_set_is_asked_when_or_answered_with_how_to_ask() -> None:
     skills = _skills([1000.0])
-    for said in ("Remind me to water the plants tonight.", "set a reminder", "remind me to call the vet"):
-        assert _run(skills, said) == ("remind_when", REMIND_HOW)
+    assert _run(skills, "Remind me to water the plants tonight.") == ("remind_when", "At what time tonight?")
+    assert _run(skills, "remind me to call the vet") == ("remind_when", WHEN)
+    assert _run(skills, "set a reminder") == ("remind_when", REMIND_HOW)  # of what, as well as when
     assert len(skills.reminders) == 0
     # a plain timer is still one
     assert _run(skills, "remind me in 5 minutes") == ("timer_start", "A timer for 5 minutes, starting now.")
