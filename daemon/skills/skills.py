@@ -18,7 +18,6 @@ from daemon.skills import (
     going_on,
     honest,
     intents,
-    make_it,
     number_facts,
     pace,
     time_ahead,
@@ -29,6 +28,7 @@ from daemon.skills.calc import calculate
 from daemon.skills.clock import BoxClock
 from daemon.skills.facts.calendar_facts import day_ahead
 from daemon.skills.intents import SkillCall
+from daemon.skills.just_set import JustSet
 from daemon.skills.money import CURRENCIES, say_money
 from daemon.skills.reminder_args import alarm_days, next_half
 from daemon.skills.reminder_replies import (
@@ -37,7 +37,6 @@ from daemon.skills.reminder_replies import (
     cancel_reminders,
     cancel_timers,
     cancel_what,
-    find_timers,
     list_alarms,
     list_reminders,
     move_alarm,
@@ -94,8 +93,6 @@ ANSWERS_ONLY: Final = (
     | facts.SKILLS
 )
 """Requests that only answer (the time, a sum, a fact, what is left on a timer): they change nothing."""
-IT_WITHIN_S: Final = 60.0
-"""How long the timer or alarm a request just set or asked about stays what "cancel it" means."""
 SNOOZE_WITHIN_S: Final = 30 * 60.0
 """How long after a timer or alarm rang "snooze" still means it (a snooze with nothing rung is said so)."""
 CONFIRM_WITHIN_S: Final = 30.0
@@ -139,8 +136,8 @@ class Skills:
         self.voice = voice
         self.luck = luck or random.SystemRandom()
         self.reminders = Reminders(boot)
-        self._it: tuple[int, float] | None = None
-        """The timer or alarm the last request about them set or asked about, and when (boot clock)."""
+        self.just_set = JustSet(self.reminders, now_boot)
+        """The timer or alarm the last request about them set or asked about: what "cancel it" means."""
         self._waiting: tuple[SkillCall, float] | None = None
         """A misheard request waiting for the user's yes, and when it was asked about (boot clock)."""
         self._asked: asked_for.Asked | None = None
@@ -184,9 +181,9 @@ class Skills:
         if call is not None and call.skill in ANSWERS and self.waiting() is None:
             return None  # a yes or a no with nothing asked about is the conversation's (the model's)
         if call is not None and call.skill == "stop" and call.args.get("action") == "cancel":
-            return self._cancel_it(call) or call
+            return self.just_set.cancel(call) or call
         if call is not None and call.skill == "change_it":
-            return self._change_it(call) or call
+            return self.just_set.change(call) or call
         return call
 
     def unfollowed(self, text: str) -> SkillCall | None:
@@ -205,40 +202,6 @@ class Skills:
         hour = next_half(_int(a, "hour"), _int(a, "minute"), days, self.wall(), once)
         resolved = dataclasses.replace(call, args={**a, "hour": hour})
         return dataclasses.replace(resolved, read_as=values.asked(resolved)) if call.unsure else resolved
-
-    def _just_set(self) -> Reminder | None:
-        """The timer or alarm just set or asked about, if it is still there ("cancel it")."""
-        if self._it is None or self.now_boot() - self._it[1] > IT_WITHIN_S:
-            return None
-        return next((r for r in self.reminders.all() if r.id == self._it[0]), None)  # None: cancelled, or rung
-
-    def _change_it(self, said: SkillCall) -> SkillCall | None:
-        """The call that changes the timer or alarm just set or asked about, or the only one held, to what "make it
-        …" says (daemon/skills/make_it.py)."""
-        held = self.reminders.all()
-        return make_it.resolve(said, self._just_set() or (held[0] if len(held) == 1 else None))
-
-    def _cancel_it(self, said: SkillCall) -> SkillCall | None:
-        """The call that cancels the timer or alarm just set or asked about, if it is still there ("cancel it")."""
-        it = self._just_set()
-        if it is None:
-            return None
-        if it.kind is Kind.TIMER:
-            return SkillCall("timer_cancel", {"id": it.id}, read_as=said.read_as, by_meaning=said.by_meaning)
-        at: dict[str, intents.Arg] = {"hour": it.hour, "minute": it.minute}
-        return SkillCall("alarm_cancel", at, read_as=said.read_as, by_meaning=said.by_meaning)
-
-    def _note_it(self, call: SkillCall, held: set[int]) -> None:
-        """Remember which timer or alarm a request set or asked about, when it was one: "cancel it" then means it."""
-        if call.skill in ("timer_start", "alarm_set", "alarm_move"):
-            found = [r for r in self.reminders.all() if r.id not in held]
-        elif call.skill == "timer_left":
-            found = find_timers(self.reminders, str(call.args.get("name", "")))
-        elif call.skill == "alarm_list":
-            found = self.reminders.alarms()
-        else:
-            return
-        self._it = (found[0].id, self.now_boot()) if len(found) == 1 else None
 
     def answer(self, call: SkillCall) -> Reply | None:
         """The reply to a request that only answers, worked out without doing anything (so it may be prepared
@@ -300,7 +263,7 @@ class Skills:
         """Do what `call` asks and say so."""
         held = {r.id for r in self.reminders.all()}
         reply = self._run(call, last_answer=last_answer, forget=forget)
-        self._note_it(call, held)
+        self.just_set.note(call, held)
         return reply
 
     def _run(self, call: SkillCall, *, last_answer: str, forget: Callable[[], None] | None) -> Reply:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from daemon.box.asking import SilentSink
 from daemon.skills.clock import BoxClock
+from daemon.skills.just_set import IT_WITHIN_S
 from daemon.skills.replies import ALARM_CANCELLED
-from daemon.skills.skills import IT_WITHIN_S, Skills
+from daemon.skills.skills import Skills
 from daemon.turn.volume import VolumeSink
 
 

@@ -14,9 +14,10 @@ from daemon.skills import intents
 from daemon.skills.call import SkillCall
 from daemon.skills.clock import BoxClock
 from daemon.skills.honest import CHANGE_NOTHING, CHANGE_WHICH
+from daemon.skills.just_set import IT_WITHIN_S
 from daemon.skills.pace import STEP
 from daemon.skills.reminders import Reminders
-from daemon.skills.skills import IT_WITHIN_S, Skills
+from daemon.skills.skills import Skills
 from daemon.skills.unfollowed import unfollowed
 from daemon.turn.volume import VolumeSink
 
