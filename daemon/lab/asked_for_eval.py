@@ -1,7 +1,7 @@
 """Requests that leave out a length or a clock time, asked for and answered (`skills/asked_for_dialogs.toml`): typed,
 routed and run as the box does, then what is set compared with what the person meant.
 
-    python -m daemon.lab.asked_for_eval [--json]
+    python -m daemon.lab.asked_for_eval [--voices N] [--json]
 """
 
 from __future__ import annotations
@@ -66,9 +66,8 @@ def dialogs() -> list[Dialog]:
 
 def outcome(dialog: Dialog, heard: tuple[str, str], meaning: RequestReader | None) -> tuple[bool, str, str]:
     """Whether the request was asked about, the outcome (right, right but its note as heard, wrong, a yes asked for,
-    nothing set) and what the
-    box said last, for the request and the answer `heard` as they were (typed: the dialog's own words), with the
-    box's reading by `meaning` (none: its templates alone)."""
+    nothing set) and what the box said last, for the request and the answer `heard` as they were (typed: the
+    dialog's own words), with the box's reading by `meaning` (none: its templates alone)."""
     skills = Skills(BoxClock("system"), VolumeSink(SilentSink()), "eval", now_boot=lambda: 1000.0, meaning=meaning)
     first = skills.route(heard[0])
     asked = first is not None and first.skill == "remind_when" and first.args.get("request") is not None
