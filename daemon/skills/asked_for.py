@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
+from daemon.skills.amounts import strip_fillers
 from daemon.skills.call import Arg, SkillCall
 
 ASKED_WITHIN_S: Final = 30.0
@@ -42,9 +43,10 @@ _A_VALUE: Final = re.compile(
 _FILLER: Final = re.compile(
     r"^(?:(?:uh|um|er|erm|hmm|oh|well|so|and|okay|ok|i'll|let's|let me think|let's say|let's see|make it|maybe|just)"
     r"\b[ ,]*)+"
-    r"|\b(?:uh|um|erm|like)\b ?|[ ,]*\b(?:please|thanks|thank you)$"
+    r"|\b(?:uh|um|erm|like)\b ?"
 )
-"""Words around an answer that are not the length or time itself ("uh, make it twenty minutes please")."""
+"""Words before or inside an answer that are not the length or time itself ("uh, make it twenty minutes"); the
+politeness after it is the templates' own (`amounts.strip_fillers`)."""
 _A_LENGTH: Final = re.compile(r"in (?!the )")
 _FROM_NOW: Final = re.compile(r"^(?!in )(.+) from now$")
 _SETS: Final = {"timer": frozenset({"timer_start"}), "alarm": frozenset({"alarm_set"})}
@@ -91,7 +93,8 @@ class Asked:
         """The request with `answer` (normalised words said alone) as its length or time, as `match` reads it whole;
         None if no way of putting them together makes the request asked about."""
         wanted = _SETS.get(self.what, frozenset({"alarm_set", "timer_start"}))
-        answer = _FROM_NOW.sub(r"in \1", _FILLER.sub("", answer).strip())  # "45 minutes from now": "in 45 minutes"
+        # NOTE: "45 minutes from now" is "in 45 minutes" before "now" is taken for politeness
+        answer = strip_fillers(_FROM_NOW.sub(r"in \1", _FILLER.sub("", answer).strip()))
         if not _A_VALUE.search(answer):
             return None  # NOTE: "That's how it went." (misheard) was read loosely as an alarm at 1 pm
         calls = (match(whole) for whole in _wholes(self.request, answer, self.what))
