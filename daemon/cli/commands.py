@@ -324,7 +324,8 @@ def eval_skills(cfg: Config, args: argparse.Namespace) -> int:
     from daemon.lab.evaluation.skills import table
 
     spoken = None if args.typed_only else args.spoken
-    return _report(run_eval_skills(cfg, spoken, args.tool_calls, say=_progress(args)), table, args.json)
+    result = run_eval_skills(cfg, spoken, args.tool_calls, say=_progress(args), heard_file=args.heard)
+    return _report(result, table, args.json)
 
 
 def eval_answers(cfg: Config, args: argparse.Namespace) -> int:

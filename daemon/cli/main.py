@@ -123,6 +123,12 @@ def build_parser() -> argparse.ArgumentParser:
     sk.add_argument("--spoken", type=int, default=0, metavar="N", help="also speak N phrases (0: all) by many voices")
     sk.add_argument("--typed-only", action="store_true", help="only the typed phrases (seconds)")
     sk.add_argument("--tool-calls", action="store_true", help="also route through the model's grammar-bound tool call")
+    sk.add_argument(
+        "--heard",
+        type=Path,
+        metavar="FILE",
+        help="keep what the voices were heard saying in FILE, or route what it holds without speaking again",
+    )
     sk.add_argument("--json", action="store_true")
     an = esub.add_parser("answers", parents=[common], help="answers right, honest or wrong, per kind, typed and spoken")
     an.add_argument("--quick", action="store_true", help="60 questions instead of all (over 320)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Final
 
 from daemon.config import Config, ListenConfig, SttConfig, WakeConfig
@@ -78,9 +79,14 @@ def run_eval_wake(config: Config, minutes: float, say: Callable[[str], None] = p
 
 
 def run_eval_skills(
-    config: Config, spoken: int | None, tool_calls: bool, say: Callable[[str], None] = print
+    config: Config,
+    spoken: int | None,
+    tool_calls: bool,
+    say: Callable[[str], None] = print,
+    heard_file: Path | None = None,
 ) -> dict[str, Any]:
-    """Every phrase typed, and `spoken` of them (0: all; None: none) said by the voices and heard by the box."""
+    """Every phrase typed, and `spoken` of them (0: all; None: none) said by the voices and heard by the box; with
+    `heard_file`, what was heard is kept there, or read from it when it exists (a router compared on the same words)."""
     from daemon.engines.load import load_llm, load_meaning
     from daemon.lab.evaluation import skills as ev
     from daemon.lab.evaluation.skill_phrases import PHRASES
@@ -91,11 +97,16 @@ def run_eval_skills(
 
     phrases = PHRASES
     said = [(p, "typed", p.text) for p in phrases]
-    if spoken is not None:
+    if spoken is not None and heard_file is not None and heard_file.exists():
+        said += ev.read_heard(heard_file, phrases)
+    elif spoken is not None:
         chosen = phrases if spoken == 0 else phrases[:: max(1, len(phrases) // spoken)][:spoken]
         stt = load_stt(config)
-        said += list(ev.spoken(chosen, all_voices(config), stt, say))
+        heard = list(ev.spoken(chosen, all_voices(config), stt, say))
         stt.close()
+        if heard_file is not None:
+            ev.keep_heard(heard_file, heard)
+        said += heard
     intents.warm_up()
     as_heard = ev.route_all(intents.match_as_heard, said)
     routed = ev.route_all(intents.match, said)

@@ -23,3 +23,15 @@ class SkillCall:
     """Read by meaning (daemon/skills/meaning.py), not matched by a template."""
     unsure: bool = field(default=False, compare=False)
     """Read by meaning but not alike enough to be done at once: asked about first (`read_as` says what)."""
+
+
+def int_arg(args: dict[str, Arg], name: str) -> int:
+    """The argument `name` as a whole number (0 when absent)."""
+    value = args.get(name)
+    return int(value) if isinstance(value, int | float | str) else 0
+
+
+def float_arg(args: dict[str, Arg], name: str) -> float:
+    """The argument `name` as a number (0 when absent)."""
+    value = args.get(name)
+    return float(value) if isinstance(value, int | float | str) else 0.0

@@ -3,55 +3,23 @@
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import logging
 import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, Protocol
 
-from daemon.skills import (
-    about_box,
-    asked_for,
-    chance,
-    counting,
-    facts,
-    going_on,
-    honest,
-    intents,
-    number_facts,
-    pace,
-    time_ahead,
-    unfollowed,
-    values,
-)
-from daemon.skills.calc import calculate
+from daemon.skills import about_box, asked_for, facts, going_on, honest, intents, pace, unfollowed, values
+from daemon.skills.call import int_arg
 from daemon.skills.clock import BoxClock
-from daemon.skills.facts.calendar_facts import day_ahead
 from daemon.skills.intents import SkillCall
 from daemon.skills.just_set import JustSet
-from daemon.skills.money import CURRENCIES, say_money
+from daemon.skills.plain_answers import plain_answer
 from daemon.skills.reminder_args import alarm_days, next_half
-from daemon.skills.reminder_replies import (
-    add_to_timer,
-    cancel_alarms,
-    cancel_reminders,
-    cancel_timers,
-    cancel_what,
-    list_alarms,
-    list_reminders,
-    move_alarm,
-    set_alarm,
-    skip_alarm,
-    start_timer,
-    start_timers,
-    timer_named,
-    timers_left,
-)
+from daemon.skills.reminder_calls import reminder_reply
+from daemon.skills.reminder_replies import timer_named
 from daemon.skills.reminders import Kind, Reminder, Reminders, boot_clock, say_length
 from daemon.skills.replies import FORGOTTEN, OKAY, Reply
-from daemon.skills.speech import say_date, say_day, say_days, say_number, say_time
-from daemon.skills.timer_changes import change_timer, pause_timers
-from daemon.skills.units import Conversion
+from daemon.skills.speech import say_days, say_time
 from daemon.skills.volume import VolumeControl, change_volume
 
 if TYPE_CHECKING:
@@ -59,13 +27,6 @@ if TYPE_CHECKING:
 
 _LOGGER = logging.getLogger(__name__)
 
-HELP: Final = (
-    "I answer questions, and I can tell you the time and the date, set timers, alarms and reminders, "
-    "change my volume and how fast I speak, do sums and convert units, spell words, and tell you facts about "
-    "countries, the elements, the planets, the calendar and how far apart cities are. Say stop to stop me, or "
-    "repeat that to hear me again."
-)
-UNSET_CLOCK: Final = honest.UNSET_CLOCK
 CONFIRM_FIRST: Final = frozenset(
     {
         "timer_cancel",
@@ -199,7 +160,7 @@ class Skills:
         a = call.args
         once = bool(a.get("tomorrow")) or "on" in a  # NOTE: "on Monday" too: its first 6:10 is the morning's
         days = () if once else alarm_days(a, None)[0]
-        hour = next_half(_int(a, "hour"), _int(a, "minute"), days, self.wall(), once)
+        hour = next_half(int_arg(a, "hour"), int_arg(a, "minute"), days, self.wall(), once)
         resolved = dataclasses.replace(call, args={**a, "hour": hour})
         return dataclasses.replace(resolved, read_as=values.asked(resolved)) if call.unsure else resolved
 
@@ -284,77 +245,15 @@ class Skills:
         a = call.args
         if "impossible" in a and call.skill in ("set_time", "alarm_set", "alarm_cancel", "alarm_move"):
             return Reply(honest.off_the_clock(str(a["impossible"])))
-        if "hour" in a and not honest.on_the_clock(_int(a, "hour"), _int(a, "minute")):
-            return Reply(honest.off_the_clock(f"{_int(a, 'hour')}:{_int(a, 'minute'):02d}"))
+        if "hour" in a and not honest.on_the_clock(int_arg(a, "hour"), int_arg(a, "minute")):
+            return Reply(honest.off_the_clock(f"{int_arg(a, 'hour')}:{int_arg(a, 'minute'):02d}"))
         match call.skill:
-            case "time" if "ahead_s" in a and (now := self.wall()) is not None:
-                return Reply(time_ahead.ahead(now, _int(a, "ahead_s")))
-            case "time" if "until_hour" in a and (now := self.wall()) is not None:
-                hour, minute = _int(a, "until_hour"), _int(a, "until_minute")
-                return Reply(time_ahead.until(now, hour, minute, near=bool(a.get("near"))))
-            case "time":
-                now = self.wall()
-                return Reply(f"It's {say_time(now)}." if now is not None else UNSET_CLOCK)
-            case "date" if a.get("year"):
-                now = self.wall()
-                return Reply(f"It's {datetime.datetime.fromtimestamp(now).year}." if now is not None else UNSET_CLOCK)
-            case "date" if "on" in a or "ahead" in a:
-                now = self.wall()
-                return Reply(day_ahead(now, a) if now is not None else UNSET_CLOCK)
-            case "date":
-                now = self.wall()
-                return Reply(f"Today is {say_date(now)}." if now is not None else UNSET_CLOCK)
-            case "day":
-                now = self.wall()
-                return Reply(f"Today is {say_day(now)}." if now is not None else UNSET_CLOCK)
             case "set_time":
-                self.clock.set(_int(a, "hour"), _int(a, "minute"))
+                self.clock.set(int_arg(a, "hour"), int_arg(a, "minute"))
                 self.reminders.schedule_alarms(self.clock.now())
                 return Reply(f"Thanks. My clock now says {say_time(self.clock.now())}.", changed=True)
             case "timer_start" if a.get("snooze") and not self._rang_lately():
                 return Reply(honest.NOTHING_TO_SNOOZE)
-            case "timer_start" if isinstance(more := a.get("more"), tuple) and more:
-                lengths = (_int(a, "seconds"), *more)
-                return start_timers(self.reminders, lengths, self.now_boot(), self.clock.now())
-            case "timer_start":
-                name, note = str(a.get("name", "")), str(a.get("note", ""))
-                return start_timer(self.reminders, _int(a, "seconds"), name, self.now_boot(), self.clock.now(), note)
-            case "timer_add":
-                name, off = str(a.get("name", "")), bool(a.get("take_off"))
-                return add_to_timer(self.reminders, _int(a, "seconds"), name, self.now_boot(), off)
-            case "timer_pause":
-                resume, everything = bool(a.get("resume")), bool(a.get("all"))
-                name = str(a.get("name", ""))
-                return pause_timers(self.reminders, name, resume, everything, self.now_boot(), self.clock.now())
-            case "timer_change":
-                which = _int(a, "id") if "id" in a else None
-                name, seconds = str(a.get("name", "")), _int(a, "seconds")
-                return change_timer(self.reminders, seconds, name, self.now_boot(), self.clock.now(), which)
-            case "change_it":
-                return Reply(honest.CHANGE_WHICH if len(self.reminders) else honest.CHANGE_NOTHING)
-            case "timer_left":
-                return timers_left(self.reminders, str(a.get("name", "")), self.now_boot())
-            case "timer_cancel":
-                which = _int(a, "id") if "id" in a else None
-                return cancel_timers(self.reminders, str(a.get("name", "")), bool(a.get("all")), which)
-            case "alarm_set" | "alarm_move" if a.get("tomorrow") and self.wall() is None:
-                return Reply(honest.NO_TOMORROW)
-            case "alarm_set":
-                days, once = alarm_days(a, self.wall())
-                note = str(a.get("note", ""))
-                return set_alarm(self.reminders, _int(a, "hour"), _int(a, "minute"), days, self.wall(), note, once)
-            case "alarm_move":
-                days, once = alarm_days(a, self.wall())
-                at = (_int(a, "from_hour"), _int(a, "from_minute")) if "from_hour" in a else None
-                to, which = (_int(a, "hour"), _int(a, "minute")), (_int(a, "id") if "id" in a else None)
-                near, from_near = bool(a.get("near")), bool(a.get("from_near"))
-                return move_alarm(self.reminders, at, to, days, once, self.wall(), near, which, from_near)
-            case "cancel_what":
-                return cancel_what(self.reminders, str(a.get("named", "")))
-            case "reminder_list":
-                return list_reminders(self.reminders, self.now_boot())
-            case "reminder_cancel":
-                return cancel_reminders(self.reminders, str(a.get("note", "")), bool(a.get("all")))
             case "remind_when" if (asked := asked_for.question(call)) is not None:
                 self._asked = asked_for.Asked(str(a["request"]), str(a.get("what", "")), self.now_boot())
                 return Reply(asked)
@@ -362,62 +261,29 @@ class Skills:
                 return Reply(
                     {"timer": honest.TIMER_HOW, "alarm": honest.ALARM_HOW}.get(str(a.get("what")), honest.REMIND_HOW)
                 )
-            case "alarm_list":
-                return list_alarms(self.reminders, self.wall())
-            case "alarm_skip":
-                return skip_alarm(self.reminders, self.wall())
-            case "alarm_cancel":
-                at = (_int(a, "hour"), _int(a, "minute")) if "hour" in a else None
-                said_days = a.get("days", ()) if at is None else ()
-                named = tuple(int(d) for d in said_days) if isinstance(said_days, tuple | list) else ()
-                return cancel_alarms(self.reminders, at, bool(a.get("all")), named, either_half=bool(a.get("near")))
             case "volume":
                 return change_volume(self.volume, str(a.get("action", "")), a.get("level"))
-            case "calculate" if "impossible" in a:
-                return Reply(honest.no_answer(str(a["impossible"]), _float(a, "number")))
-            case "calculate" if str(a.get("currency", "")) in CURRENCIES:
-                return Reply(f"That's {say_money(_float(a, 'value'), str(a['currency']))}.")
-            case "calculate":
-                return Reply(f"That's {say_number(_float(a, 'value'))}.")
-            case "convert":
-                conversion = Conversion(_float(a, "value"), _float(a, "amount"), str(a["from_unit"]), str(a["unit"]))
-                return Reply(conversion.spoken())
             case "repeat" if not last_answer:
                 return Reply("I haven't said anything yet.")
             case "repeat":
                 if self.voice is not None and a.get("pace"):
                     pace.change(self.voice, str(a["pace"]))  # NOTE: said again at the new pace; at the slowest, as is
                 return Reply(last_answer)
-            case "help":
-                return Reply(HELP)
             case "forget":
                 if forget is not None:
                     forget()
                 return Reply(FORGOTTEN)
             case "stop":
                 return Reply("")
-            case "offline":
-                return Reply(honest.offline(str(a.get("topic", ""))))
             case "pace" if self.voice is not None:
                 return Reply(pace.change(self.voice, str(a.get("action", ""))))
-            case unfollowed.SKILL if "number" in a:
-                return Reply(unfollowed.no_unit(_int(a, "number")))
-            case unfollowed.SKILL:
-                return Reply(unfollowed.REPLIES[str(a.get("job", ""))])
             case "about":
                 linked = self.home is not None and self.home.attached
                 return Reply(about_box.answer(dict(a), self.about, home=linked))
-            case "expression":
-                value = calculate(str(a.get("expression", "")))
-                return Reply(f"That's {say_number(value)}." if value is not None else "I couldn't work that out.")
-            case "chance":
-                return Reply(chance.answer(a, self.luck))
-            case "count":
-                return Reply(counting.answer(a))
-            case "number_fact":
-                return Reply(number_facts.answer(a))
-            case skill if skill in facts.SKILLS:
-                return Reply(facts.answer(skill, a, self.wall))
+        if (done := reminder_reply(call, self.reminders, self.now_boot(), self.clock.now(), self.wall())) is not None:
+            return done
+        if (answered := plain_answer(call, self.wall(), self.luck)) is not None:
+            return answered
         return Reply("I can't do that yet.")
 
     # -- ringing --------------------------------------------------------------------------------------------
@@ -463,13 +329,3 @@ class Skills:
         if self.voice is not None:
             kept["pace"] = self.voice.pace
         return kept
-
-
-def _int(args: dict[str, intents.Arg], name: str) -> int:
-    value = args.get(name)
-    return int(value) if isinstance(value, int | float | str) else 0
-
-
-def _float(args: dict[str, intents.Arg], name: str) -> float:
-    value = args.get(name)
-    return float(value) if isinstance(value, int | float | str) else 0.0

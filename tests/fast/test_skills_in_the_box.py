@@ -41,8 +41,8 @@ from daemon.events import (
 )
 from daemon.ports import Engines, SpeechStream, Transcript
 from daemon.skills import clock
+from daemon.skills.honest import UNSET_CLOCK
 from daemon.skills.replies import NO_TIMERS, STOCK_REPLIES
-from daemon.skills.skills import UNSET_CLOCK
 from daemon.turn.answer import first_sentence
 from daemon.turn.keeper import State, TurnKeeper
 from daemon.turn.run import ASK_AGAIN_REPLY, ASK_AGAIN_STILL, TurnResult

@@ -12,11 +12,12 @@ from daemon.skills import clock as clock_module
 from daemon.skills.calc import calculate, convert
 from daemon.skills.call import SkillCall
 from daemon.skills.clock import BoxClock
+from daemon.skills.honest import UNSET_CLOCK
 from daemon.skills.intents import match
 from daemon.skills.reminder_replies import missed_text
 from daemon.skills.reminders import Kind, Reminders, next_ring
 from daemon.skills.replies import NOTHING_SET, STOCK_REPLIES
-from daemon.skills.skills import UNSET_CLOCK, Skills
+from daemon.skills.skills import Skills
 from daemon.skills.tools import GRAMMAR, parse
 from daemon.skills.values import read_values
 from daemon.turn.volume import VolumeSink

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final, Literal
 
 from daemon.lab.evaluation.skill_phrases import PHRASES, Arg, Phrase
@@ -103,6 +105,19 @@ def spoken(
         yield phrase, voice.name, hear(stt, voice.render(phrase.text).tobytes())
         if (i + 1) % 50 == 0:
             say(f"spoken {i + 1}/{len(phrases)}")
+
+
+def keep_heard(path: Path, heard: Iterable[tuple[Phrase, str, str]]) -> None:
+    """What each voice was heard saying, one JSON line per phrase, for `read_heard`."""
+    lines = (json.dumps({"said": p.text, "voice": voice, "heard": text}) for p, voice, text in heard)
+    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+
+
+def read_heard(path: Path, phrases: Sequence[Phrase]) -> list[tuple[Phrase, str, str]]:
+    """The phrases `keep_heard` kept, as heard then; a phrase no longer in the set (or changed) is left out."""
+    by_text = {p.text: p for p in phrases}
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [(by_text[r["said"]], str(r["voice"]), str(r["heard"])) for r in rows if r["said"] in by_text]
 
 
 def score(rows: Sequence[Routed]) -> dict[str, Any]:
