@@ -62,9 +62,12 @@ SLIPS: Final = {
     "on": ("of",),
     "what": ("what's",),
     "times": ("timers",),  # "How many times are running?", heard on the box's own mic
+    "time": ("timer", "timers"),  # "Set time for 6, 10 and 15 minutes." (one timer of 15 minutes was started)
 }
 BEFORE_A_NUMBER: Final = frozenset({"what"})
 """Slips taken only before a number ("what 20% of 65"): "what day" is a question begun, not "what's day"."""
+BEFORE_A_LENGTH: Final = frozenset({"time"})
+"""Slips taken only before "for" and a number ("set time for 10 minutes"): "check the time for me" asks the clock."""
 """Words a recogniser wrote for another that the templates also use, heard -> meant (from the tune half)."""
 
 FUNCTION_WORDS: Final = words(
@@ -136,7 +139,11 @@ def _changes(tokens: list[str], vocabulary: frozenset[str]) -> Iterator[Change]:
             yield Change(ARTICLE, i, i + 1, (meant,))
         # NOTE: never the last word ("can you spell that" is not "spell at").
         following = tokens[i + 1] if i + 1 < len(tokens) else ""
-        if following and (token not in BEFORE_A_NUMBER or following[0].isdigit() or following in NUMBER_WORDS):
+        if token in BEFORE_A_LENGTH:
+            following = tokens[i + 2] if following == "for" and i + 2 < len(tokens) else ""
+        if following and (
+            token not in BEFORE_A_NUMBER | BEFORE_A_LENGTH or following[0].isdigit() or following in NUMBER_WORDS
+        ):
             for meant in SLIPS.get(token, ()):
                 yield Change(SLIP, i, i + 1, (meant,))
         if token not in vocabulary:

@@ -24,6 +24,12 @@ MAX_TIMER_S: Final = MAX_TIMER_DAYS * 86400
 """A timer runs from MIN_TIMER_S to this; anything longer is an alarm's job."""
 
 
+BY_PLACE: Final = {"next": 0, "first": 0, "soonest": 0, "second": 1, "third": 2}
+"""Words that name a timer by its place, not its name: the one that ends first, second, third."""
+NEWEST: Final = frozenset({"last", "latest", "newest", "new", "most recent"})
+"""Words that name the timer set last."""
+
+
 class Kind(enum.StrEnum):
     """What a reminder is."""
 
@@ -215,9 +221,17 @@ class Reminders:
         return going
 
     def find_timers(self, name: str, length_s: int | None = None) -> list[Reminder]:
-        """Timers with this name, one or many of it alike, or set for `length_s` ("the 2 minute timer"); any, when
-        `name` is empty."""
-        return [t for t in self.timers() if not name.strip() or same_name(t.name, name) or t.seconds == length_s]
+        """Timers with this name, one or many of it alike, or set for `length_s` ("the 2 minute timer"), else the one
+        it names by place ("the next timer"); any, when `name` is empty."""
+        timers = self.timers()
+        named = [t for t in timers if not name.strip() or same_name(t.name, name) or t.seconds == length_s]
+        if named:
+            return named
+        # NOTE: "cancel the next timer" was told "There is no next timer." with one running
+        if name.strip() in NEWEST:
+            return [max(timers, key=lambda t: t.id)] if timers else []
+        place = BY_PLACE.get(name.strip())
+        return timers[place : place + 1] if place is not None else []
 
     def has_timer_named(self, name: str) -> bool:
         """True if a timer has this name, one or many of it alike ("eggs" is the egg timer)."""

@@ -15,6 +15,8 @@ def normalise(text: str) -> str:
     text = re.sub(r"\$ ?(\d+(?:\.\d+)?)", r"\1 dollars", text)
     # NOTE: Whisper writes a quick "for" before a number as "4" ("set an alarm 4 6 tomorrow morning" was set for 4).
     text = re.sub(r"\b(alarm|timer|reminder|up|me) 4 (?=\d)", r"\1 for ", text)
+    # NOTE: or joined to the time after it ("set an alarm 4645mm on weekends" for six forty five): no hour is 46
+    text = _FOR_JOINED.sub(r"\1 for \2", text)
     # NOTE: and "one" as "1" after "another" ("... and a second 1 for 15 minutes" was one timer named "second 1").
     text = _ANOTHER_ONE.sub(r"\1 one", text)
     # NOTE: and "a m" after a time as "mm" ("set an alarm for 6.45mm" was set for 6 PM): no length in a clock's words
@@ -43,8 +45,10 @@ _ANOTHER_ONE: Final = re.compile(
     r"\b(another|second|other|third) 1\b(?! (?:second|minute|hour|day|week|month|year)s?\b)"
 )
 """One more of something, its "one" written as a digit: not one more minute."""
+_FOR_JOINED: Final = re.compile(r"\b(alarm|up|me) 4((?:[1-9]|1[0-2])[0-5]\d)(?=\s|$|mm\b| ?[ap]\.? ?m\b)")
+"""A "for" written as a 4 joined to a time of three or four digits ("4645": for 6:45), which alone is no time."""
 _CLOCK_WORDS: Final = re.compile(r"\b(?:alarm|wake|clock|time|remind)")
-_TIME_MM: Final = re.compile(r"\b((?:[1-9]|1[0-2])[.:][0-5]\d) ?mm\b")
+_TIME_MM: Final = re.compile(r"\b((?:[1-9]|1[0-2])[.:]?[0-5]\d) ?mm\b")
 """A time of the morning whose "a m" was written as millimetres."""
 _FREE_HOUR: Final = re.compile(r"\bfree (?=[0-5]\d(?: ?[ap]\.? ?m\b|$| (?:in|on|tomorrow|today|tonight|every)\b))")
 """Three o'clock's "three" heard as "free", before the minutes of a time: not before a length ("free 20 minutes")."""

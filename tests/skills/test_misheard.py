@@ -23,6 +23,7 @@ MISHEARD = [
     ("I'm what day is today.", "um what day is today"),
     ("Which day of the week is it to nay?", "which day of the week is it today"),
     ("Set a time, or for ten minutes?", "set a timer for ten minutes"),
+    ("Set time for 6, 10 and 15 minutes.", "set timers for six, ten and fifteen minutes"),
     ("Start at 2 minute timer for the eggs.", "start a 2 minute timer for the eggs"),
     ("Start at 30 seconds timer", "start a thirty second timer"),
     ("Wait me that 6.", "wake me at six"),
@@ -81,6 +82,9 @@ WRITTEN_OTHERWISE = [
     ("What day of the week will Christmas day 2030?", "what day of the week will christmas day 2030 be"),
     ("Are you Robot?", "are you a robot"),
     ("Cancel a every timer.", "cancel every timer"),
+    ("Okay, set an alarm 4645mm on weekends.", "okay set an alarm for six forty five a m on weekends"),
+    ("What day of the week was I born on if my birthday is 12 May 190085?",
+     "what day of the week was I born on if my birthday is 12 may 1985"),
 ]  # fmt: skip
 
 

@@ -645,6 +645,23 @@ def test_the_year_asked_is_said(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _skills(trust="auto").run(match("what year is it") or pytest.fail("not routed")).text == UNSET_CLOCK
 
 
+def test_a_timer_named_by_its_place_is_the_one_in_that_place() -> None:
+    # NOTE: "cancel the next timer" was told "There is no next timer." with one running
+    skills = _skills()
+    for length in ("5", "10", "3"):
+        skills.run(match(f"set a timer for {length} minutes") or pytest.fail("not routed"))
+
+    def said(text: str) -> str:
+        return skills.run(match(text) or pytest.fail(f"not routed: {text}")).text
+
+    assert said("how long is left on the next timer") == "3 minute timer has 3 minutes left."
+    assert said("how long is left on the second timer") == "5 minute timer has 5 minutes left."
+    assert said("cancel the last timer") == "3 minute timer cancelled."  # the one set last
+    assert said("cancel the first timer") == "5 minute timer cancelled."
+    assert said("cancel the third timer") == "There is no third timer."
+    assert said("how long is left on my timers") == "10 minute timer has 10 minutes left."
+
+
 def test_a_timer_is_cancelled_by_its_name_alone() -> None:
     # NOTE: "Cancel the rice." went to the model: "Sorry, I can't cancel the rice timer."
     skills = _skills()

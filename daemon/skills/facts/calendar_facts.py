@@ -75,7 +75,13 @@ def read_year(said: str) -> int | None:
     words = re.sub(r"^(the )?year ", "", digits(said.strip().lower())).split()
     if len(words) == 2 and all(w.isdigit() for w in words) and 10 <= int(words[0]) <= 99 and int(words[1]) < 100:
         words = [str(int(words[0]) * 100 + int(words[1]))]  # "twenty twenty eight" is read as "20 28"
+    if len(words) == 1 and (joined := _HUNDREDS_JOINED.fullmatch(words[0])):
+        words = [joined.group(1) + joined.group(2)]  # NOTE: Whisper wrote "nineteen eighty five" as "190085"
     return int(words[0]) if len(words) == 1 and words[0].isdigit() else None
+
+
+_HUNDREDS_JOINED: Final = re.compile(r"(1\d|20)00([1-9]\d)")
+"""A year's century and its last two digits written with the hundreds between them."""
 
 
 def _name(holiday: str) -> str:
