@@ -161,6 +161,9 @@ def build_parser() -> argparse.ArgumentParser:
     mver = msub.add_parser("verify", parents=[common], help="check sha256 pins (default: this profile's)")
     mver.add_argument("names", nargs="*", metavar="NAME")
     mver.add_argument("--all", action="store_true", help="every model present on this machine")
+    mver.add_argument(
+        "--pins-only", action="store_true", help="only the files against their pins: no example sentences embedded"
+    )
     mfetch = msub.add_parser("fetch", parents=[common], help="download models (needs the network)")
     mfetch.add_argument("names", nargs="*", metavar="NAME", help="default: the profile's models")
     mfetch.add_argument(

@@ -83,7 +83,7 @@ def models_verify(cfg: Config, args: argparse.Namespace) -> int:
         except ModelError as err:
             failed += 1
             print(f"✘ {name}: {err.message} [{err.code}]")
-    if not failed:
+    if not failed and not args.pins_only:
         _make_examples(cfg, manifest, names)
     return EXIT_CONFIG if failed else EXIT_OK
 

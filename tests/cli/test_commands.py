@@ -153,6 +153,10 @@ def test_models_verify_and_path(cfg_file: Path, capsys: pytest.CaptureFixture[st
     # one line a model, and one for the skills' example sentences embedded beside the sentence model
     assert status == EXIT_OK and out.count("✔") == len(set(roles)) + 1 and "whisper-tiny-en" in out
     assert re.search(r"✔ all-minilm-l6-v2-int8: \d{4} example sentences embedded", out), out
+    # the image build checks the files in an emulated chroot, where onnxruntime may not run: the examples made by the
+    # build host's fetch are left as they are
+    status, out, _ = run(capsys, "--config", str(cfg_file), "models", "verify", "--pins-only")
+    assert status == EXIT_OK and out.count("✔") == len(set(roles)) and "example sentences" not in out
     status, out, _ = run(capsys, "--config", str(cfg_file), "models", "path", "llm")
     assert status == EXIT_OK and out.strip().endswith("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")
     status, out, _ = run(capsys, "--config", str(cfg_file), "models", "verify", "qwen2.5-0.5b-instruct-q4_k_m")

@@ -47,6 +47,7 @@ TIMER, ALARM = Kind.TIMER.value, Kind.ALARM.value
         # NOTE: waking asked for with no day nor time was the model's: "Sorry, I can't assist with that."
         ("Can you wake me up?", WHAT_TIME, "quarter past five", (ALARM, 0, 5, 15, "", "")),
         ("I'd like a wake-up call.", WHAT_TIME, "6 am", (ALARM, 0, 6, 0, "", "")),
+        ("Set a morning alarm.", WHAT_TIME, "half six", (ALARM, 0, 6, 30, "", "")),  # waking: never 6:30 pm
         ("I'd like a timer.", HOW_LONG, "five minutes", (TIMER, 300, 0, 0, "", "")),
         ("remind me to call mum", WHEN, "in 20 minutes", (TIMER, 1200, 0, 0, "", "call mum")),
         ("remind me to call mum tonight", "At what time tonight?", "At 8.", (ALARM, 0, 20, 0, "", "call mum")),
