@@ -64,11 +64,11 @@ SLIPS: Final = {
     "times": ("timers",),  # "How many times are running?", heard on the box's own mic
     "time": ("timer", "timers"),  # "Set time for 6, 10 and 15 minutes." (one timer of 15 minutes was started)
 }
+"""Words a recogniser wrote for another that the templates also use, heard -> meant (from the tune half)."""
 BEFORE_A_NUMBER: Final = frozenset({"what"})
 """Slips taken only before a number ("what 20% of 65"): "what day" is a question begun, not "what's day"."""
 BEFORE_A_LENGTH: Final = frozenset({"time"})
 """Slips taken only before "for" and a number ("set time for 10 minutes"): "check the time for me" asks the clock."""
-"""Words a recogniser wrote for another that the templates also use, heard -> meant (from the tune half)."""
 
 FUNCTION_WORDS: Final = words(
     """a an the my your our this that these those it its i i'm me you we they he she is are was were be been am do
