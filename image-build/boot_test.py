@@ -100,14 +100,17 @@ def prepare(image: Path, work: Path, read_only: bool = False) -> tuple[Path, Pat
     return disk, work / kernel, work / initrd
 
 
-def boot(disk: Path, kernel: Path, initrd: Path, cpu: str, kills: int, timeout_s: float, log: Path) -> dict[str, str]:
-    """Boot once and collect the BOOTCHECK lines the guest prints."""
+def boot(
+    disk: Path, kernel: Path, initrd: Path, cpu: str, kills: int, timeout_s: float, log: Path, memory_mb: int = 2048
+) -> dict[str, str]:
+    """Boot once with `memory_mb` of memory and collect the BOOTCHECK lines the guest prints."""
     append = (
         f"root=LABEL=talkbox-root rw rootwait console=ttyAMA0 modules-load=snd-aloop talkbox.kills={kills} "
         "systemd.show_status=no"
     )
     argv = [
-        "qemu-system-aarch64", "-M", "virt", "-cpu", cpu, "-smp", "2", "-m", "2048", "-nographic", "-nic", "none",
+        "qemu-system-aarch64", "-M", "virt", "-cpu", cpu, "-smp", "2", "-m", str(memory_mb),
+        "-nographic", "-nic", "none",
         "-kernel", str(kernel), "-initrd", str(initrd), "-append", append,
         "-drive", f"if=none,file={disk},format=raw,id=card", "-device", "virtio-blk-pci,drive=card",
         "-device", "virtio-rng-pci",
@@ -115,7 +118,10 @@ def boot(disk: Path, kernel: Path, initrd: Path, cpu: str, kills: int, timeout_s
     found: dict[str, str] = {}
     start = time.monotonic()
     # Line-buffered, so a long run can be followed with tail -f.
-    with log.open("w", buffering=1) as out, subprocess.Popen(argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL) as qemu:
+    with (
+        log.open("w", buffering=1) as out,
+        subprocess.Popen(argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL) as qemu,
+    ):
         assert qemu.stdout is not None
         for raw in qemu.stdout:
             line = raw.decode(errors="replace").rstrip()
@@ -140,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cpu", action="append", help="QEMU CPU model (default: cortex-a72 and cortex-a76)")
     parser.add_argument("--kills", type=int, default=3, help="kill -9 the daemon this many times (and hang it once)")
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds per boot before giving up")
+    parser.add_argument("--memory", type=int, default=2048, metavar="MB", help="the guest's memory (a Pi 4: 1-8 GB)")
     parser.add_argument("--json", type=Path, help="write the results here")
     parser.add_argument(
         "--read-only", action="store_true", help="ask for a read-only root and check it on a second boot"
@@ -153,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
             disk, kernel, initrd = prepare(args.image, work, args.read_only)
             print(f"== {cpu}: booting (kernel {kernel.name})", flush=True)
             log = Path(f"boot-{cpu}{'-ro' if args.read_only else ''}.log")
-            results[cpu] = boot(disk, kernel, initrd, cpu, args.kills, args.timeout, log)
+            results[cpu] = boot(disk, kernel, initrd, cpu, args.kills, args.timeout, log, args.memory)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0 if all("done" in r for r in results.values()) else 1
