@@ -3,7 +3,6 @@ none for a model in byte parts (the build host assembles those), the build's fir
 
 from __future__ import annotations
 
-import importlib.util
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -11,18 +10,16 @@ from typing import Any
 import pytest
 from packaging.requirements import Requirement
 
+from tests.test_image import _image_build_module
+
 ROOT = Path(__file__).resolve().parents[1]
 MANIFEST = tomllib.loads((ROOT / "models/manifest.toml").read_text(encoding="utf-8"))
 DEPENDENCIES = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
 
 
 def _model_packages() -> Any:
-    """image-build/lib/model_packages.py (a script, not a package) loaded as a module."""
-    spec = importlib.util.spec_from_file_location("model_packages", ROOT / "image-build/lib/model_packages.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """image-build/lib/model_packages.py, loaded as the image tests load the build's scripts."""
+    return _image_build_module("lib/model_packages.py")
 
 
 @pytest.mark.parametrize("profile", sorted(MANIFEST["profiles"]))

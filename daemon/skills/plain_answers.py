@@ -22,29 +22,15 @@ HELP: Final = (
     "countries, the elements, the planets, the calendar and how far apart cities are. Say stop to stop me, or "
     "repeat that to hear me again."
 )
-UNSET_CLOCK: Final = honest.UNSET_CLOCK
 
 
 def plain_answer(call: SkillCall, wall: float | None, luck: random.Random) -> Reply | None:
     """The reply to `call` if it is one of these requests, or None; `wall`: the time now if the clock can be trusted
     (None: the box says its clock is not set), `luck`: what tosses the coins."""
     a = call.args
+    if call.skill in ("time", "date", "day"):
+        return _of_the_clock(call, wall) if wall is not None else Reply(honest.UNSET_CLOCK)
     match call.skill:
-        case "time" if "ahead_s" in a and wall is not None:
-            return Reply(time_ahead.ahead(wall, int_arg(a, "ahead_s")))
-        case "time" if "until_hour" in a and wall is not None:
-            hour, minute = int_arg(a, "until_hour"), int_arg(a, "until_minute")
-            return Reply(time_ahead.until(wall, hour, minute, near=bool(a.get("near"))))
-        case "time":
-            return Reply(f"It's {say_time(wall)}." if wall is not None else UNSET_CLOCK)
-        case "date" if a.get("year"):
-            return Reply(f"It's {datetime.datetime.fromtimestamp(wall).year}." if wall is not None else UNSET_CLOCK)
-        case "date" if "on" in a or "ahead" in a:
-            return Reply(day_ahead(wall, a) if wall is not None else UNSET_CLOCK)
-        case "date":
-            return Reply(f"Today is {say_date(wall)}." if wall is not None else UNSET_CLOCK)
-        case "day":
-            return Reply(f"Today is {say_day(wall)}." if wall is not None else UNSET_CLOCK)
         case "calculate" if "impossible" in a:
             return Reply(honest.no_answer(str(a["impossible"]), float_arg(a, "number")))
         case "calculate" if str(a.get("currency", "")) in CURRENCIES:
@@ -74,3 +60,23 @@ def plain_answer(call: SkillCall, wall: float | None, luck: random.Random) -> Re
         case skill if skill in facts.SKILLS:
             return Reply(facts.answer(skill, a, lambda: wall))
     return None
+
+
+def _of_the_clock(call: SkillCall, wall: float) -> Reply:
+    """The time or the date asked for, `wall` being the trusted time now."""
+    a = call.args
+    match call.skill:
+        case "time" if "ahead_s" in a:
+            return Reply(time_ahead.ahead(wall, int_arg(a, "ahead_s")))
+        case "time" if "until_hour" in a:
+            hour, minute = int_arg(a, "until_hour"), int_arg(a, "until_minute")
+            return Reply(time_ahead.until(wall, hour, minute, near=bool(a.get("near"))))
+        case "time":
+            return Reply(f"It's {say_time(wall)}.")
+        case "date" if a.get("year"):
+            return Reply(f"It's {datetime.datetime.fromtimestamp(wall).year}.")
+        case "date" if "on" in a or "ahead" in a:
+            return Reply(day_ahead(wall, a))
+        case "date":
+            return Reply(f"Today is {say_date(wall)}.")
+    return Reply(f"Today is {say_day(wall)}.")
