@@ -190,8 +190,9 @@ class LanguageModel(Protocol):
         """Yield the answer's text piece by piece (and remember the exchange); stops within one token of `cancel`."""
         ...
 
-    def warm_up(self) -> None:
-        """Evaluate the system prompt now, so the next question only pays for its own tokens."""
+    def warm_up(self, progress: Callable[[float], None] | None = None) -> None:
+        """Evaluate the system prompt now, so the next question only pays for its own tokens; `progress` is told the
+        share read as it goes."""
         ...
 
     def prefill(self, question: str, give_way: bool = False) -> float:

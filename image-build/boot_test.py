@@ -18,7 +18,9 @@ from typing import Final
 HERE: Final = Path(__file__).resolve().parent
 UNIT: Final = """[Unit]
 Description=talkbox boot test (injected by image-build/boot_test.py)
-After=multi-user.target talkbox.service
+# NOTE: not after talkbox.service (nor multi-user.target, which waits for it): a start that never reaches READY
+# kept the check from starting at all until systemd gave up on it, 15 minutes later, and hid where it stood.
+After=talkbox-firstboot.service systemd-user-sessions.service
 
 [Service]
 Type=oneshot

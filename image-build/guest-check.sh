@@ -5,11 +5,19 @@ set -u
 say() { echo "BOOTCHECK $*" > /dev/console; }
 prop() { systemctl show -P "$2" "$1"; }
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
+cursor=""
+journal_news() {  # the daemon's journal lines since the last call, with seconds since boot: which step takes time
+    local lines
+    lines=$(journalctl -b -u talkbox --no-pager -o short-monotonic --show-cursor ${cursor:+--after-cursor="$cursor"})
+    cursor=$(echo "$lines" | sed -n 's/^-- cursor: //p' | tail -1)
+    echo "$lines" | grep -v '^-- ' | cut -c1-300 | sed 's/^/BOOTCHECK journal /' > /dev/console
+}
 wait_active() {  # wait_active OLD_PID TIMEOUT: until talkbox is active (READY sent) with a PID other than OLD_PID
     local old=$1 deadline=$(( $(date +%s) + $2 )) next=$(( $(date +%s) + 60 ))
     while [ "$(date +%s)" -lt "$deadline" ]; do
         if [ "$(date +%s)" -ge "$next" ]; then  # a slow start under emulation shows where it is
             say waiting state=$(prop talkbox ActiveState)/$(prop talkbox SubState) status="$(prop talkbox StatusText)"
+            journal_news
             next=$(( next + 60 ))
         fi
         if [ "$(prop talkbox ActiveState)" = active ] && [ "$(prop talkbox MainPID)" != "$old" ] \
@@ -40,13 +48,13 @@ if [ -f "$rebooted" ]; then
     systemctl poweroff; exit 0
 fi
 say start uptime=$(uptime_s)
-if wait_active 0 900; then
+if wait_active 0 2400; then  # a first start under emulation reads the 1.5B brain's system prompt for ~15 minutes
     ready_us=$(prop talkbox ActiveEnterTimestampMonotonic)
     say ready yes boot_to_ready_s=$(awk "BEGIN{printf \"%.1f\", $ready_us/1e6}")
 else
     say ready no state=$(prop talkbox ActiveState) result=$(prop talkbox Result)
-    journalctl -b -u talkbox --no-pager | tail -40 | sed 's/^/BOOTCHECK log /' > /dev/console
 fi
+journal_news
 say firstboot result=$(prop talkbox-firstboot Result) marker=$([ -f /var/lib/talkbox-firstboot/done ] && echo yes || echo no)
 say hostname "$(hostname)"
 say hostkeys "$(ls /etc/ssh/ssh_host_*_key 2>/dev/null | wc -l)" fingerprint="$(ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub 2>/dev/null | cut -d' ' -f2)"

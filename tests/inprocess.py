@@ -15,7 +15,7 @@ import collections
 import concurrent.futures
 import re
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Final
 
@@ -185,8 +185,10 @@ class ScriptedModel:
                 if text := whole_sentences(text) if stats.cut else text:
                     self.conversation.add(question, text)
 
-    def warm_up(self) -> None:
-        """Nothing to evaluate."""
+    def warm_up(self, progress: Callable[[float], None] | None = None) -> None:
+        """Nothing to evaluate: all of it read at once."""
+        if progress is not None:
+            progress(1.0)
 
     def prefill(self, question: str, give_way: bool = False) -> float:
         """Note the words; the fixed probability that the turn ends there."""

@@ -42,16 +42,18 @@ class Aside:
 
     def hold(self, llm: Any) -> None:
         """Copy the cache out as it is."""
-        import llama_cpp
+        if (copied := copy_out(llm)) is not None:
+            self._tokens, self._state = copied
+            _LOGGER.debug("kept %d cached tokens aside (%d bytes)", len(self._tokens), len(self._state))
 
-        ctx = llm._ctx.ctx
-        size = llama_cpp.llama_state_seq_get_size(ctx, 0)
-        buffer = (ctypes.c_uint8 * size)()
-        wrote = llama_cpp.llama_state_seq_get_data(ctx, buffer, size, 0)
-        if not wrote:
-            return
-        self._tokens, self._state = llm.input_ids[: llm.n_tokens].tolist(), ctypes.string_at(buffer, wrote)
-        _LOGGER.debug("kept %d cached tokens aside (%d bytes)", len(self._tokens), wrote)
+    @property
+    def kept(self) -> tuple[list[int], bytes]:
+        """The tokens kept and llama.cpp's copy of their cache (none: empty)."""
+        return self._tokens, self._state
+
+    def hold_copy(self, tokens: list[int], state: bytes) -> None:
+        """Keep a copy made before (by copy_out, in this process or an earlier one)."""
+        self._tokens, self._state = tokens, state
 
     def bring_back(self, llm: Any, prompt: list[int]) -> bool:
         """Put the kept cache back if it holds more of `prompt` than the model's does; whether it did."""
@@ -60,23 +62,41 @@ class Aside:
         cached: list[int] = llm.input_ids[: llm.n_tokens].tolist()
         if shared_prefix(self._tokens, prompt) < shared_prefix(cached, prompt) + WORTH_BRINGING:
             return False
-        import llama_cpp
-
         tokens, state = self._tokens, self._state
         if not self._held:
             self.drop()
-        llm._ctx.kv_cache_seq_rm(0, -1, -1)
-        buffer = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
-        if not llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, buffer, len(state), 0):
-            llm._ctx.kv_cache_seq_rm(0, -1, -1)  # nothing half put back: the prompt is read again
-            llm.n_tokens = 0
+        if not copy_in(llm, tokens, state):
             _LOGGER.warning("the conversation's cache could not be put back: it is read again")
             return False
-        llm.input_ids[: len(tokens)] = tokens
-        llm.n_tokens = len(tokens)
         _LOGGER.debug("put %d cached tokens back", len(tokens))
         return True
 
     def drop(self) -> None:
         """Forget what is kept."""
         self._tokens, self._state = [], b""
+
+
+def copy_out(llm: Any) -> tuple[list[int], bytes] | None:
+    """The cached tokens of sequence 0 and llama.cpp's copy of their cache; None if it copied nothing."""
+    import llama_cpp
+
+    ctx = llm._ctx.ctx
+    size = llama_cpp.llama_state_seq_get_size(ctx, 0)
+    buffer = (ctypes.c_uint8 * size)()
+    wrote = llama_cpp.llama_state_seq_get_data(ctx, buffer, size, 0)
+    return (llm.input_ids[: llm.n_tokens].tolist(), ctypes.string_at(buffer, wrote)) if wrote else None
+
+
+def copy_in(llm: Any, tokens: list[int], state: bytes) -> bool:
+    """Make a copy of `tokens`' cache the model's cache; whether llama.cpp took it (if not, nothing is cached)."""
+    import llama_cpp
+
+    llm._ctx.kv_cache_seq_rm(0, -1, -1)
+    buffer = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
+    if not state or not llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, buffer, len(state), 0):
+        llm._ctx.kv_cache_seq_rm(0, -1, -1)  # nothing half put back: the prompt is read again
+        llm.n_tokens = 0
+        return False
+    llm.input_ids[: len(tokens)] = tokens
+    llm.n_tokens = len(tokens)
+    return True

@@ -16,13 +16,14 @@ from typing import Any, Final
 import numpy as np
 
 from daemon.config import LlmConfig
+from daemon.engines import warm_state
 from daemon.engines.chat import ChatPrompt, StopFilter, check_room
 from daemon.engines.claim_note import noted_prefix, system_prompt_for
 from daemon.engines.cores import CORES, DecodeThreads, configure_openmp, thread_counts
 from daemon.engines.doubt import APOLOGIES, UNSURE, Apology, Doubt
 from daemon.engines.follow_up import leans_back
 from daemon.engines.history import Conversation, Message, question_begins, referenced, whole_sentences
-from daemon.engines.kv_aside import Aside
+from daemon.engines.kv_aside import Aside, copy_in, copy_out
 from daemon.engines.kv_shift import shared_prefix, shift_out
 from daemon.engines.logits import decode_keeping, logits_of
 from daemon.engines.surprise import TokenScores, log_softmax_at
@@ -34,6 +35,9 @@ _LOGGER = logging.getLogger(__name__)
 
 READ_AHEAD_PIECE_TOKENS: Final = 8
 """The answer's prompt is read ahead in pieces this long, giving way between them to newer words (~0.2 s here)."""
+WARM_UP_PIECE_TOKENS: Final = 32
+"""The system prompt is read at start in pieces this long, each told as progress: read whole, a 1.5B brain's under
+emulation (about 13 minutes) outlasted the limit on a start that shows none (daemon/service/notify.py)."""
 PREFILL_PIECE_TOKENS: Final = 4
 """Words still being spoken are read in pieces this long, giving way between them to a judge's words."""
 READ_AHEAD_P_END: Final = 0.3
@@ -58,11 +62,14 @@ class LlamaModel:
         config: LlmConfig,
         conversation: Conversation | None = None,
         knowledge: Knowledge | None = None,
+        kept_in: Path | None = None,
     ) -> None:
+        """`kept_in`: where the system prompt's evaluated cache is kept between starts (None: read at every start)."""
         configure_openmp(config.omp_wait_policy)
         import llama_cpp
 
         self._config = config
+        self._kept_in = kept_in
         self._threads = thread_counts(config)
         self._path = model_path
         started = time.monotonic()
@@ -185,20 +192,53 @@ class LlamaModel:
         cut: str = self._llm.detokenize(toks[:limit]).decode("utf-8", errors="ignore")
         return FittedQuestion(cut, len(toks), limit)
 
-    def warm_up(self) -> None:
-        """Evaluate the system prompt now, so the first question only pays for its own tokens."""
+    def warm_up(self, progress: Callable[[float], None] | None = None) -> None:
+        """Evaluate the system prompt now, so the first question only pays for its own tokens; `progress` is told the
+        share read after each piece."""
+        told = progress or (lambda share: None)
         with self._lock:
             tokens = self._tokens([{"role": "system", "content": self._config.system_prompt}])
             if tokens:
                 self._llm.reset()  # type: ignore[no-untyped-call]
                 self._aside.drop()
                 self._judged = ([], 0.0)  # no words are in the cache now: none are known judged
-                if self._config.check_claims:
-                    self._eval(noted := noted_prefix(self._config.system_prompt, self._tokens))
+                noted = noted_prefix(self._config.system_prompt, self._tokens) if self._config.check_claims else []
+                prompts = [noted, tokens] if noted else [tokens]
+                key = warm_state.key_of(self._path, repr(self._config), prompts) if self._kept_in is not None else ""
+                if self._kept_in is not None and self._put_back(warm_state.load(self._kept_in, key), prompts):
+                    told(1.0)
+                    return
+                if noted:
+                    common = shared_prefix(noted, tokens)
+                    total = len(noted) + len(tokens) - common
+                    self._eval_told(noted, 0, total, told)
                     self._noted.hold(self._llm)
-                    self._llm.n_tokens = shared_prefix(noted, tokens)
-                    tokens = tokens[self._llm.n_tokens :]
-                self._eval(tokens)
+                    self._llm.n_tokens = common
+                    self._eval_told(tokens[common:], len(noted), total, told)
+                else:
+                    self._eval_told(tokens, 0, len(tokens), told)
+                if self._kept_in is not None and (live := copy_out(self._llm)) is not None:
+                    warm_state.save(self._kept_in, key, [self._noted.kept, live] if noted else [live])
+
+    def _put_back(self, parts: list[warm_state.Part] | None, prompts: list[list[int]]) -> bool:
+        """Make `parts` (kept by an earlier start) the cache of `prompts` (the noted prompt, then the system prompt's
+        cached for the next question); whether llama.cpp took them all."""
+        if parts is None or [tokens for tokens, _ in parts] != prompts:
+            return False
+        if all(copy_in(self._llm, *part) for part in parts):  # the noted prompt's put in, then the system's over it
+            if len(parts) == 2:
+                self._noted.hold_copy(*parts[0])
+            _LOGGER.info("the system prompt's cache was put back from %s: not read again", self._kept_in)
+            return True
+        _LOGGER.warning("the kept system prompt's cache was refused by llama.cpp: the prompt is read again")
+        return False
+
+    def _eval_told(self, tokens: list[int], done: int, total: int, told: Callable[[float], None]) -> None:
+        """Evaluate `tokens` in pieces, telling the share of `total` read after each (`done` read before them)."""
+        for start in range(0, len(tokens), WARM_UP_PIECE_TOKENS):
+            piece = tokens[start : start + WARM_UP_PIECE_TOKENS]
+            self._eval(piece)
+            told((done + start + len(piece)) / total)
 
     def _question(self, question: str, finished: bool = True) -> tuple[list[Message], list[int], int, int, bool]:
         """The prompt asking `question` now (words still being spoken if not `finished`): its messages, its tokens,

@@ -159,8 +159,10 @@ def load_llm(config: Config) -> LlamaModel:
     if selected.entry is None:  # a user's own file: only its header was checked, it may still abort llama.cpp
         probe_gguf(selected.path, config.llm.context_tokens)
     knowledge = load_knowledge(config)
+    # NOTE: the service's own cache directory only: a run by hand or a test reads the system prompt at each start.
+    kept_in = Path(os.environ["CACHE_DIRECTORY"]) / "llm" if os.environ.get("CACHE_DIRECTORY") else None
     try:
-        return LlamaModel(selected.path, config.llm, knowledge=knowledge)
+        return LlamaModel(selected.path, config.llm, knowledge=knowledge, kept_in=kept_in)
     except Exception:
         if knowledge is not None:
             knowledge.close()
@@ -289,7 +291,7 @@ def load_engines(config: Config, progress: Callable[[str, float], None] | None =
         report("Checking and loading the language model", 0.05)
         llm = load_llm(config)
         report("Preparing the conversation", 0.45)
-        llm.warm_up()
+        llm.warm_up(lambda share: report("Preparing the conversation", 0.45 + 0.1 * share))
         report("Loading speech recognition", 0.55)
         stt = load_stt(config)
         report("Loading the voice", 0.75)

@@ -144,9 +144,11 @@ def test_a_skills_exchange_is_read_before_the_next_question_not_by_it(llm) -> No
     llm.conversation.forget()
 
 
-def test_system_prompt_is_pre_evaluated(llm) -> None:  # type: ignore[no-untyped-def]
+def test_system_prompt_is_pre_evaluated_and_its_reading_told_in_pieces(llm) -> None:  # type: ignore[no-untyped-def]
     llm.conversation.forget()
-    llm.warm_up()
+    told: list[float] = []
+    llm.warm_up(told.append)  # the box's start shows each piece: a slow board's start is not taken for stuck
+    assert len(told) >= 2 and told == sorted(told) and told[-1] == 1.0, told
     "".join(llm.respond("Hello!"))
     assert llm.stats.evaluated_tokens < llm.stats.prompt_tokens // 2
 

@@ -249,6 +249,32 @@ def test_a_slow_start_keeps_asking_for_time_until_ready(monkeypatch: pytest.Monk
     assert sum("EXTEND_TIMEOUT_USEC=" in m for m in sent) <= extensions + 1, "extensions must stop at READY"
 
 
+def test_a_start_is_given_time_while_it_makes_progress_and_none_once_it_stops(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    from daemon.service import notify
+
+    monkeypatch.setattr(notify, "EXTEND_EVERY_S", 0.05)
+    monkeypatch.setattr(notify, "START_LIMIT_S", 0.4)
+    sent: list[str] = []
+    notifier = notify.Notifier(send=sent.append)
+
+    def extensions() -> int:
+        return sum("EXTEND_TIMEOUT_USEC=" in m for m in sent)
+
+    for _ in range(10):  # a second in all, told in pieces: far past the limit, never stuck
+        notifier.keep_extending()
+        time.sleep(0.1)
+    moving = extensions()
+    assert moving >= 12
+    time.sleep(0.8)  # then nothing moves
+    stuck = extensions()
+    assert stuck <= moving + 9, "a start that shows no progress must not be given time for ever"
+    time.sleep(0.3)
+    assert extensions() == stuck
+    notifier.ready("Ready")
+
+
 @pytest.mark.slow
 def test_sighup_stops_cleanly_saving_state_and_exits_75_for_systemd_to_start_it_anew(
     notify: NotifySocket, tmp_path: Path, models_dir: Path
