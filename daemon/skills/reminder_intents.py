@@ -60,6 +60,9 @@ _WH: Final = re.compile(r"(?:what|what's|why|how|who|where|when|which|whose)\b")
 _ASKS_IN_A_NAME: Final = re.compile(r"\b(?:i|you|we|they|should|could|would|do|does|did|can|will|is|are)\b")
 """Words of a question, not of a timer's name."""
 _A_MOMENT: Final = re.compile(r"(?:a|one) (?:sec|second|moment|mo|tick)")
+_LENGTH_THEN_NAME: Final = re.compile(r"(.*\b(?:second|sec|minute|min|hour|hr)s?) ([a-z]+(?: [a-z]+)?)")
+"""A length and a name before "timer" ("a six minute egg timer"): hassil gives two wildcards side by side to one."""
+_NOT_A_NAME: Final = frozenset({"and", "or", "so", "long", "more", "extra", "another", "of", "to", "for", "please"})
 """A moment, not a length ("hold the timer for a sec")."""
 
 
@@ -76,8 +79,12 @@ def read(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
         case "TalkboxTimer" if _WH.match(slot_text(v, "name")):
             return None  # NOTE: "what is a timer for 5 minutes" asks, and its name is no name: no timer was asked for
         case "TalkboxTimer":
-            duration = read_duration(slot_text(v, "duration"))
-            return timer_call(duration, slot_text(v, "name"), slot_text(v, "note")) if duration is not None else None
+            length, name = slot_text(v, "duration"), slot_text(v, "name")
+            duration = read_duration(length)
+            if duration is None and not name and (named := _LENGTH_THEN_NAME.fullmatch(length)):
+                length, name = named.groups()
+                duration = None if _NOT_A_NAME.intersection(name.split()) else read_duration(length)
+            return timer_call(duration, name, slot_text(v, "note")) if duration is not None else None
         case "TalkboxTimers":
             lengths = read_durations(slot_text(v, "lengths"), several=bool(v.get("several")))
             return timers_call(lengths) if lengths is not None else None

@@ -176,6 +176,7 @@ def test_a_known_country_without_the_fact_says_so() -> None:
         ("what does the symbol Na stand for", "Sodium is element number 11, symbol Na."),
         ("which element has atomic number seventy nine", "Gold is element number 79, symbol Au."),
         ("what is the atomic mass of carbon", "The atomic mass of carbon is 12.01."),
+        ("how heavy is a gold atom", "The atomic mass of gold is 196.97."),
     ],
 )
 def test_an_element_fact_is_answered_from_the_periodic_table(said: str, reply: str) -> None:
@@ -231,6 +232,14 @@ def test_the_table_holds_every_named_element() -> None:
             "what's the coldest planet",
             "Neptune is the coldest planet on average, about minus 200 degrees Celsius; the coldest air measured on "
             "a planet was on Uranus, minus 224.",
+        ),
+        # the model said the Sun was 1.5 million kilometres away, and the Moon 384,401 "approximately"
+        ("How far away is the moon?", "The Moon is about 384 thousand kilometres from the Earth, on average."),
+        ("what is the distance to the sun", "The Earth is about 150 million kilometres from the Sun, on average."),
+        (
+            "how far away is neptune",
+            "Neptune is about 4.5 billion kilometres from the Sun, on average; its distance from the Earth changes "
+            "as both go around the Sun.",
         ),
     ],
 )
@@ -421,8 +430,6 @@ def test_a_spelling_request_without_one_word_to_spell_goes_to_the_model(said: st
 @pytest.mark.parametrize(
     "said",
     [
-        "how far is the moon",
-        "what is the distance to the sun",
         "how many legs does a spider have",
         "what is the boiling point of water",
         "what is a leap year",
@@ -488,7 +495,7 @@ def test_the_distance_between_two_places_is_worked_out_from_their_coordinates(sa
 
 
 @pytest.mark.parametrize(
-    "said", ["how far is springfield from paris", "how far is the moon from the earth", "how far is it to the shops"]
+    "said", ["how far is springfield from paris", "how far is it to the shops", "how far is the moon from paris"]
 )
 def test_a_distance_to_a_place_the_data_does_not_hold_is_left_to_the_language_model(said: str) -> None:
     assert match(said) is None

@@ -351,10 +351,9 @@ def test_a_conversion_in_pounds_is_still_a_conversion_not_an_exchange_rate() -> 
     assert _asked(_skills(), "how much is 5 kilos in pounds") == ("convert", Reply("5 kilograms is 11.02 pounds."))
 
 
-GENERAL = (  # "what is the capital of France" and "spell necessary" were here: facts now answer them exactly
-    "how far is the moon",
+GENERAL = (  # "what is the capital of France", "spell necessary", "how far is the moon" and "what is the distance to
+    # the sun" were here: facts now answer them exactly
     "who wrote Hamlet",
-    "what is the distance to the sun",
     "how many legs does a spider have",
     "what is the boiling point of water",
     "why is the sky blue",

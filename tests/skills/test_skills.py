@@ -420,6 +420,10 @@ def test_a_phrase_the_recogniser_looped_on_is_heard_once(heard: str, kept: str) 
         ("is it possible to set a timer for five minutes", None),
         ("could you possibly set a timer for five minutes", None),
         ("I want a pasta timer for 8 minutes", "pasta"),
+        ("set a six minute egg timer", "egg"),  # its length and name side by side: "egg" was dropped as noise
+        ("start a two hour roast chicken timer", "roast chicken"),
+        ("set a 10 minute long timer", None),
+        ("set a 5 minute or so timer", None),
     ],
 )
 def test_other_ways_to_start_a_timer_are_no_part_of_its_name(said: str, name: str | None) -> None:

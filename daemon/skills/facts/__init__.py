@@ -106,7 +106,7 @@ def read(intent: str, v: Mapping[str, object], said: str = "") -> Read | None:
             return "element", {"fact": "name", "said": str(number), **({"number": number} if element else {})}
         case "TalkboxPlanet":
             body = sky.find(str(v.get("planet") or v.get("body") or ""))
-            if fact in ("moons", "size") and body is None:
+            if fact in ("moons", "size", "distance") and body is None:
                 return None
             return "planet", {"fact": fact, **({"planet": body.name} if body is not None else {})}
         case "TalkboxHoliday" | "TalkboxLeapYear" | "TalkboxMonthDays":

@@ -5,7 +5,7 @@ Diameters and mean temperatures: NASA's Planetary Fact Sheet (equatorial, km; °
 Center's confirmed moons as reported by NASA and the discoverers, checked 2025-08: Jupiter 95 (February 2024), Saturn
 274 (March 2025, 128 added at once), Uranus 29 (S/2025 U1 found by JWST, announced August 2025), Neptune 16 (February
 2024). The giants' counts still grow, so the box says the year of each count. Orbital periods (sidereal, days): the
-same fact sheet.
+same fact sheet, as are the mean distances from the Sun (semimajor axes, millions of km) and the Moon's from the Earth.
 """
 
 from __future__ import annotations
@@ -31,20 +31,22 @@ class Body:
     """Mean temperature, °C."""
     year_days: float = 0.0
     """Once around what it goes around (the Sun; the Earth for the Moon), days."""
+    away_km: float = 0.0
+    """How far it is from what it goes around, on average, km."""
 
 
 PLANETS: Final = (
-    Body("Mercury", 4879, mean_c=167, year_days=88.0),
-    Body("Venus", 12104, mean_c=464, year_days=224.7),
-    Body("Earth", 12756, 1, moon_names=("the Moon",), mean_c=15, year_days=365.2),
-    Body("Mars", 6792, 2, moon_names=("Phobos", "Deimos"), mean_c=-65, year_days=687.0),
-    Body("Jupiter", 142984, 95, 2024, mean_c=-110, year_days=4331),
-    Body("Saturn", 120536, 274, 2025, mean_c=-140, year_days=10747),
-    Body("Uranus", 51118, 29, 2025, mean_c=-195, year_days=30589),
-    Body("Neptune", 49528, 16, 2024, mean_c=-200, year_days=59800),
+    Body("Mercury", 4879, mean_c=167, year_days=88.0, away_km=57.9e6),
+    Body("Venus", 12104, mean_c=464, year_days=224.7, away_km=108.2e6),
+    Body("Earth", 12756, 1, moon_names=("the Moon",), mean_c=15, year_days=365.2, away_km=149.6e6),
+    Body("Mars", 6792, 2, moon_names=("Phobos", "Deimos"), mean_c=-65, year_days=687.0, away_km=228.0e6),
+    Body("Jupiter", 142984, 95, 2024, mean_c=-110, year_days=4331, away_km=778.5e6),
+    Body("Saturn", 120536, 274, 2025, mean_c=-140, year_days=10747, away_km=1432.0e6),
+    Body("Uranus", 51118, 29, 2025, mean_c=-195, year_days=30589, away_km=2867.0e6),
+    Body("Neptune", 49528, 16, 2024, mean_c=-200, year_days=59800, away_km=4515.0e6),
 )
 """In order from the Sun."""
-MOON: Final = Body("the Moon", 3475, year_days=27.3)
+MOON: Final = Body("the Moon", 3475, year_days=27.3, away_km=384400)
 SUN: Final = Body("the Sun", 1392700)
 """Only as what the planets go around (find() never names it: it is no planet to compare)."""
 DWARF_PLANETS: Final = frozenset({"pluto", "ceres", "eris", "haumea", "makemake"})
@@ -114,6 +116,15 @@ def _across(body: Body) -> str:
     return f"{say_about(body.diameter_km)} kilometres across"
 
 
+def _away(body: Body) -> str:
+    centre = _centre(body) or SUN
+    said = f"{upper_first(_called(body))} is {say_about(body.away_km)} kilometres from {_called(centre)}, on average"
+    if centre is SUN and body.name != "Earth":
+        # NOTE: asked "how far away", people mean from here: that changes as both go around the Sun.
+        return f"{said}; its distance from the Earth changes as both go around the Sun."
+    return f"{said}."
+
+
 def answer(fact: str, body: Body | None) -> str:
     """What the box says to `fact` (about `body`, for the facts that name one)."""
     largest = max(PLANETS, key=lambda p: p.diameter_km)
@@ -121,6 +132,8 @@ def answer(fact: str, body: Body | None) -> str:
     match fact:
         case "moons" if body is not None:
             return _moons(body)
+        case "distance" if body is not None:
+            return _away(body)
         case "size" if body is not None:
             return f"{body.name[:1].upper()}{body.name[1:]} is {_across(body)}."
         case "largest":
