@@ -44,7 +44,10 @@ def key_of(model: Path, settings: str, prompts: Sequence[Sequence[int]]) -> str:
 
 def save(directory: Path, key: str, parts: Sequence[Part]) -> None:
     """Keep `parts` under `key` (written whole, then renamed: a start killed mid-write leaves no half file)."""
-    header = json.dumps({"key": key, "parts": [[tokens, len(state)] for tokens, state in parts]}).encode()
+    # NOTE: each part's own hash too: llama.cpp checks a copy's shape, not its numbers (a flipped bit on the card
+    # would be a cache it takes and the model reads wrongly until the prompt changes).
+    listed = [[tokens, len(state), hashlib.sha256(state).hexdigest()] for tokens, state in parts]
+    header = json.dumps({"key": key, "parts": listed}).encode()
     path = directory / FILE_NAME
     partial = path.with_suffix(".partial")
     try:
@@ -81,10 +84,11 @@ def load(directory: Path, key: str) -> list[Part] | None:
             return None
         at += 4 + length
         parts: list[Part] = []
-        for tokens, size in header["parts"]:
-            if at + size > len(data):
-                raise ValueError("cut short")
-            parts.append(([int(t) for t in tokens], data[at : at + size]))
+        for tokens, size, sha256 in header["parts"]:
+            state = data[at : at + size]
+            if len(state) != size or hashlib.sha256(state).hexdigest() != sha256:
+                raise ValueError("its cache is not what was kept")
+            parts.append(([int(t) for t in tokens], state))
             at += size
         if at != len(data):
             raise ValueError("longer than its header says")

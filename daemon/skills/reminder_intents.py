@@ -62,7 +62,12 @@ _ASKS_IN_A_NAME: Final = re.compile(r"\b(?:i|you|we|they|should|could|would|do|d
 _A_MOMENT: Final = re.compile(r"(?:a|one) (?:sec|second|moment|mo|tick)")
 _LENGTH_THEN_NAME: Final = re.compile(r"(.*\b(?:second|sec|minute|min|hour|hr)s?) ([a-z]+(?: [a-z]+)?)")
 """A length and a name before "timer" ("a six minute egg timer"): hassil gives two wildcards side by side to one."""
-_NOT_A_NAME: Final = frozenset({"and", "or", "so", "long", "more", "extra", "another", "of", "to", "for", "please"})
+_NOT_A_NAME: Final = frozenset(
+    {"and", "or", "so", "long", "more", "extra", "another", "please", "a", "an", "the", "in", "of", "to", "for", "at"}
+    | {"on", "by", "with", "from", "then"}
+)
+"""Words that make what follows a length no name: "a 10 minute long timer"; "10 minutes and a", cut off at a pause
+and read loosely as "10 minutes in a", was a timer."""
 """A moment, not a length ("hold the timer for a sec")."""
 
 

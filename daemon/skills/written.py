@@ -32,6 +32,9 @@ def normalise(text: str) -> str:
     # NOTE: Whisper writes a name ending in s as a possessive now and then ("Is Mars' bigger than Earth?").
     text = re.sub(r"(?<=\ws)'(?=\s|$)", "", text)
     text = re.sub(r"\bun-(?=mute)", "un", text)  # "un-mute": one word to the templates
+    # NOTE: a countdown is the timer ("cancel the countdown", "pause the countdown", read by meaning as "stop the
+    # countdown", was cancelled): one word to every timer template. Not "a countdown from ten", which counts.
+    text = re.sub(r"\b(the|my|a|that|this) count ?down\b(?! (?:from|to)\b)", r"\1 timer", text)
     text = re.sub(r"\bhow (long|much)'s\b", r"how \1 is", text)  # "how long's left on the pasta timer"
     text = re.sub(r"[!?;\"]", " ", text)
     text = re.sub(r"(?<!\d)[.,:](?!\d)", " ", text)  # keep "7.30", "7:30" and "2.5", drop sentence punctuation

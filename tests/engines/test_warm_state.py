@@ -62,11 +62,14 @@ def test_a_damaged_or_foreign_kept_cache_is_read_again_not_used(  # type: ignore
     read = _answers(first)
     kept = tmp_path / FILE_NAME
     whole = kept.read_bytes()
-    kept.write_bytes(whole[: len(whole) // 2])  # a card pulled mid-write, say
-    damaged, told = _start(started, llm.model_path, dev_config, tmp_path)
-    assert len(told) >= 2  # read again
-    assert _answers(damaged) == read
-    assert kept.stat().st_size == len(whole)  # and kept whole again
+    flipped = bytearray(whole)
+    flipped[-1000] ^= 0x10  # one bit of the cache itself, which llama.cpp would take as it is
+    for damage in (whole[: len(whole) // 2], bytes(flipped)):  # a card pulled mid-write; a bit gone bad
+        kept.write_bytes(damage)
+        damaged, told = _start(started, llm.model_path, dev_config, tmp_path)
+        assert len(told) >= 2  # read again
+        assert _answers(damaged) == read
+        assert kept.read_bytes() == whole  # and kept whole again
     prompt = dev_config.llm.system_prompt + " Keep it short."  # a configuration changed since it was kept
     other = dataclasses.replace(dev_config, llm=dataclasses.replace(dev_config.llm, system_prompt=prompt))
     _, told = _start(started, llm.model_path, other, tmp_path)

@@ -411,6 +411,21 @@ def test_a_phrase_the_recogniser_looped_on_is_heard_once(heard: str, kept: str) 
 
 
 @pytest.mark.parametrize(
+    ("said", "skill", "args"),
+    [
+        ("pause the countdown", "timer_pause", {"resume": False}),  # was read by meaning as "stop the countdown"
+        ("resume the countdown", "timer_pause", {"resume": True}),
+        ("start a countdown for three minutes", "timer_start", {"seconds": 180}),
+        ("how long is left on the countdown", "timer_left", {}),
+        ("cancel my countdown", "timer_cancel", {}),
+    ],
+)
+def test_a_countdown_is_the_timer(said: str, skill: str, args: dict[str, object]) -> None:
+    call = match(said)
+    assert call is not None and (call.skill, call.args) == (skill, args)
+
+
+@pytest.mark.parametrize(
     ("said", "name"),
     [
         ("put a timer for seven minutes", None),
