@@ -84,11 +84,11 @@ def read(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
         case "TalkboxTimer" if _WH.match(slot_text(v, "name")):
             return None  # NOTE: "what is a timer for 5 minutes" asks, and its name is no name: no timer was asked for
         case "TalkboxTimer":
-            length, name = slot_text(v, "duration"), slot_text(v, "name")
-            duration = read_duration(length)
-            if duration is None and not name and (named := _LENGTH_THEN_NAME.fullmatch(length)):
-                length, name = named.groups()
-                duration = None if _NOT_A_NAME.intersection(name.split()) else read_duration(length)
+            said_length, name = slot_text(v, "duration"), slot_text(v, "name")
+            duration = read_duration(said_length)
+            if duration is None and not name and (named := _LENGTH_THEN_NAME.fullmatch(said_length)):
+                said_length, name = named.groups()
+                duration = None if _NOT_A_NAME.intersection(name.split()) else read_duration(said_length)
             return timer_call(duration, name, slot_text(v, "note")) if duration is not None else None
         case "TalkboxTimers":
             lengths = read_durations(slot_text(v, "lengths"), several=bool(v.get("several")))
