@@ -83,7 +83,7 @@ say sigill "$(journalctl -b --no-pager | grep -ci 'illegal instruction\|SIGILL\|
 for i in $(seq 1 "${kills:-0}"); do
     pid=$(prop talkbox MainPID); t0=$(date +%s.%N)
     kill -9 "$pid"
-    if wait_active "$pid" 600; then
+    if wait_active "$pid" 1200; then  # the voice's warm-up run alone took 5-10 minutes under TCG
         say kill "$i" back_s=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}")
     else
         say kill "$i" back_s=never state=$(prop talkbox ActiveState)
@@ -93,7 +93,7 @@ if [ "${kills:-0}" -gt 0 ]; then
     # A hung daemon: frozen, it stops the watchdog pings; systemd must kill and restart it.
     pid=$(prop talkbox MainPID); t0=$(date +%s.%N)
     kill -STOP "$pid"
-    if wait_active "$pid" 900; then
+    if wait_active "$pid" 1500; then
         say hang back_s=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}") result="$(journalctl -b -u talkbox --no-pager | grep -c 'Watchdog timeout')"
     else
         say hang back_s=never state=$(prop talkbox ActiveState)

@@ -70,3 +70,22 @@ def test_doctor_says_when_the_root_keeps_writes_in_ram(tmp_path: Path) -> None:
     assert "lost at power-off" in _root(mounts).detail
     mounts.write_text("/dev/mmcblk0p2 / ext4 rw,noatime 0 0\n")
     assert _root(mounts).detail == "writable ext4"
+
+
+def test_the_memory_check_judges_the_boards_memory_not_what_the_running_box_left_free(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from daemon.cli.doctor import _resources
+    from daemon.config.file import parse
+
+    cfg = parse(f'[state]\ndir = "{tmp_path / "state"}"\n')
+    real = os.sysconf
+    gb = 1_000_000_000 // real("SC_PAGE_SIZE")
+    pages = {"SC_PHYS_PAGES": 4 * gb, "SC_AVPHYS_PAGES": gb // 4}  # a 4 GB board, its box running: 0.25 GB free
+    monkeypatch.setattr(os, "sysconf", lambda name: pages.get(name) or real(name))
+    memory = next(c for c in _resources(cfg) if c.name == "memory")
+    assert memory.ok and memory.detail.startswith("4.0 GB of memory"), memory.detail
+    pages["SC_PHYS_PAGES"] = gb  # a 1 GB board cannot hold the 1.5B brain
+    assert not next(c for c in _resources(cfg) if c.name == "memory").ok
