@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
-import time
 from collections.abc import Callable
 from typing import Final
 
@@ -25,11 +23,13 @@ from daemon.events import (
 
 _LOGGER = logging.getLogger(__name__)
 
-LOAD_EXTENSION_S: Final = 60.0
-EXTEND_EVERY_S: Final = 20.0
-"""Each start-up step asks systemd for this much more time, so TimeoutStartSec can stay tight."""
 START_LIMIT_S: Final = 900.0
-"""A start that has shown no progress for this long is stuck: systemd may then kill it."""
+"""Each start-up step's progress asks systemd for this much more time (TimeoutStartSec stays tight for the rest): a
+start that has shown no progress for this long is stuck, and systemd ends it.
+
+One step can outlast any short extension on a slow card or CPU, and a thread sending extensions while a step runs
+cannot be relied on: under emulation a restart was ended mid-step (the voice's ONNX session is made holding
+Python's lock for minutes), where each step's own extension carries it."""
 
 
 def _sd_notify() -> Callable[[str], object] | None:
@@ -48,9 +48,6 @@ class Notifier:
         self._send = send if send is not None else _sd_notify()
         self._status = ""
         self._failed = False
-        self._started = threading.Event()
-        self._extender: threading.Thread | None = None
-        self._progressed = time.monotonic()
 
     @property
     def active(self) -> bool:
@@ -70,7 +67,6 @@ class Notifier:
 
     def ready(self, status: str) -> None:
         """Models loaded and audio open."""
-        self.stop_extending()
         self.notify(f"READY=1\nSTATUS={status}")
 
     def status(self, text: str) -> None:
@@ -79,32 +75,9 @@ class Notifier:
             self._status = text
             self.notify(f"STATUS={text}")
 
-    def extend_start(self, seconds: float = LOAD_EXTENSION_S) -> None:
-        """More time for a slow start-up step (a large model on an SD card)."""
+    def extend_start(self, seconds: float = START_LIMIT_S) -> None:
+        """More time for the start: it made progress (a slow step on an SD card or an emulated CPU)."""
         self.notify(f"EXTEND_TIMEOUT_USEC={int(seconds * 1_000_000)}")
-
-    def keep_extending(self) -> None:
-        """The start made progress: extend its timeout every few seconds until READY, for as long as progress comes
-        at least every START_LIMIT_S.
-
-        One step can outlast any fixed extension on a slow card or CPU (seen: the system prompt's warm-up under
-        emulation, ~13 minutes for a 1.5B brain, now told in pieces); a start that is truly stuck still ends once
-        nothing has moved for the limit.
-        """
-        self._progressed = time.monotonic()
-        if self._extender is not None or not self.active:
-            return
-
-        def run() -> None:
-            while not self._started.wait(EXTEND_EVERY_S) and time.monotonic() - self._progressed < START_LIMIT_S:
-                self.extend_start(LOAD_EXTENSION_S)
-
-        self._extender = threading.Thread(target=run, name="start-timeout", daemon=True)
-        self._extender.start()
-
-    def stop_extending(self) -> None:
-        """The start is over (READY or failed)."""
-        self._started.set()
 
     def stopping(self) -> None:
         """We are shutting down."""
@@ -157,6 +130,5 @@ class StatusMirror:
     def __call__(self, event: Event) -> None:
         if isinstance(event, BootProgress) and event.fraction < 1.0:
             self._notifier.extend_start()
-            self._notifier.keep_extending()
         if (text := status_text(event)) is not None:
             self._notifier.status(text)
