@@ -23,7 +23,7 @@ from daemon.engines.cores import CORES, DecodeThreads, configure_openmp, thread_
 from daemon.engines.doubt import APOLOGIES, UNSURE, Apology, Doubt
 from daemon.engines.follow_up import leans_back
 from daemon.engines.history import Conversation, Message, question_begins, referenced, whole_sentences
-from daemon.engines.kv_aside import Aside, copy_in, copy_out
+from daemon.engines.kv_aside import Aside, copy_out
 from daemon.engines.kv_shift import shared_prefix, shift_out
 from daemon.engines.logits import decode_keeping, logits_of
 from daemon.engines.surprise import TokenScores, log_softmax_at
@@ -204,8 +204,9 @@ class LlamaModel:
                 self._judged = ([], 0.0)  # no words are in the cache now: none are known judged
                 noted = noted_prefix(self._config.system_prompt, self._tokens) if self._config.check_claims else []
                 prompts = [noted, tokens] if noted else [tokens]
-                key = warm_state.key_of(self._path, repr(self._config), prompts) if self._kept_in is not None else ""
-                if self._kept_in is not None and self._put_back(warm_state.load(self._kept_in, key), prompts):
+                kept = self._kept_in
+                key = warm_state.key_of(self._path, repr(self._config), prompts) if kept is not None else ""
+                if kept is not None and warm_state.put_back(self._llm, self._noted, kept, key, prompts):
                     told(1.0)
                     return
                 if noted:
@@ -217,21 +218,8 @@ class LlamaModel:
                     self._eval_told(tokens[common:], len(noted), total, told)
                 else:
                     self._eval_told(tokens, 0, len(tokens), told)
-                if self._kept_in is not None and (live := copy_out(self._llm)) is not None:
-                    warm_state.save(self._kept_in, key, [self._noted.kept, live] if noted else [live])
-
-    def _put_back(self, parts: list[warm_state.Part] | None, prompts: list[list[int]]) -> bool:
-        """Make `parts` (kept by an earlier start) the cache of `prompts` (the noted prompt, then the system prompt's
-        cached for the next question); whether llama.cpp took them all."""
-        if parts is None or [tokens for tokens, _ in parts] != prompts:
-            return False
-        if all(copy_in(self._llm, *part) for part in parts):  # the noted prompt's put in, then the system's over it
-            if len(parts) == 2:
-                self._noted.hold_copy(*parts[0])
-            _LOGGER.info("the system prompt's cache was put back from %s: not read again", self._kept_in)
-            return True
-        _LOGGER.warning("the kept system prompt's cache was refused by llama.cpp: the prompt is read again")
-        return False
+                if kept is not None and (live := copy_out(self._llm)) is not None:
+                    warm_state.save(kept, key, [self._noted.kept, live] if noted else [live])
 
     def _eval_told(self, tokens: list[int], done: int, total: int, told: Callable[[float], None]) -> None:
         """Evaluate `tokens` in pieces, telling the share of `total` read after each (`done` read before them)."""

@@ -16,7 +16,9 @@ import platform
 import struct
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
+
+from daemon.engines.kv_aside import Aside, copy_in
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -96,3 +98,18 @@ def load(directory: Path, key: str) -> list[Part] | None:
         _LOGGER.warning("the kept system prompt's cache %s is damaged (%s): the prompt is read again", path, err)
         return None
     return parts
+
+
+def put_back(llm: Any, noted: Aside, directory: Path, key: str, prompts: list[list[int]]) -> bool:
+    """Make the parts kept under `key` the cache of `prompts` (with a claim note: the noted prompt, held by `noted`,
+    then the system prompt's, cached for the next question); whether all were kept and llama.cpp took them."""
+    parts = load(directory, key)
+    if parts is None or [tokens for tokens, _ in parts] != prompts:
+        return False
+    if all(copy_in(llm, *part) for part in parts):  # the noted prompt's put in, then the system's over it
+        if len(parts) == 2:
+            noted.hold_copy(*parts[0])
+        _LOGGER.info("the system prompt's cache was put back from %s: not read again", directory)
+        return True
+    _LOGGER.warning("the kept system prompt's cache was refused by llama.cpp: the prompt is read again")
+    return False
