@@ -17,7 +17,7 @@ from daemon.skills.written import normalise
 _SET_OR_UNDONE: Final = frozenset(
     {
         "timer_start", "timer_cancel", "timer_pause", "timer_add", "timer_change", "alarm_set", "alarm_cancel",
-        "alarm_move", "reminder_cancel", "forget", "volume",
+        "alarm_move", "reminder_cancel", "forget", "volume", "count",
     }
 )  # fmt: skip
 """Skills that set or undo something: what a clause beside a scene or a reason asks for ("..., cancel the timer";
@@ -37,13 +37,20 @@ def beside_the_scene(text: str, match: Callable[[str], SkillCall | None]) -> Ski
         # NOTE: one word beside a comma is no scene: "Umm, get rid of the 6 and alarm." is misheard, and asked about
         if len(clause.split()) < 2 or len(scene.split()) < 2 or _A_DAY.search(scene):
             continue  # NOTE: "I've got a train tomorrow, wake me at 6": the day is the scene's, read by meaning
-        call = match(re.sub(r"^(?:you can|now) ", "", clause))  # NOTE: "can you", "just" are the templates' own
+        clause = re.sub(r"^(?:you can|now) ", "", clause)  # NOTE: "can you", "just" are the templates' own
+        if (named := _SCENE_TIMER.search(scene)) is not None:
+            # NOTE: "I don't need the egg timer anymore, cancel it": "it" is the timer the scene named
+            clause = re.sub(r"\b(?:it|that one|that)$", f"the {named[1]} timer", clause)
+        call = match(clause)
         if call is not None and call.skill == "remind_when" and call.args.get("what") == "timer":
             return _timer_the_scene_times(scene) or call  # NOTE: no length said: asked how long, as when bare
         if call is not None and call.skill in _SET_OR_UNDONE:
             return call
     return None
 
+
+_SCENE_TIMER: Final = re.compile(r"\b(?:the|my|that) ((?:\w+ )?\w+) timer\b")
+"""A timer a scene names by what it times ("the egg timer")."""
 
 _GOES_ON: Final = re.compile(r"(?:in|from|to|at|on|for|of|by|and|or|but|with|without|than)\b|.*\d")
 """A remark after a question that is its own words going on ("What time is it? In Tokyo."), not a remark."""

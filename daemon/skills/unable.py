@@ -56,7 +56,8 @@ def _is_language(said: str) -> bool:
 # twenty questions with me", "let's play a game") stays the model's.
 _GAMES: Final = re.compile(
     r"\b(games?|questions|quiz|trivia|riddles?|i spy|chess|draughts|checkers|cards|rock paper scissors|hangman|"
-    r"tag|pretend|along|dead|fair|a joke|tricks?|a trick|with me|with us)\b"
+    r"tag|pretend|along|dead|fair|a joke|tricks?|a trick|with me|with us|hide and seek|hide-and-seek|peekaboo|"
+    r"peek-a-boo|simon says|charades|would you rather|word association)\b"
 )
 _MUSIC: Final = re.compile(
     r"\b(music|songs?|tunes?|tracks?|playlists?|albums?|radio|station|podcasts?|audiobooks?|jazz|rock|pop|"

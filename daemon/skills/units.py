@@ -29,6 +29,7 @@ _ALIASES: Final = {
     "fluid ounce": "fluid_ounce",
     "fl oz": "fluid_ounce",
     "kilos": "kilogram",
+    "k": "kilometer",  # "how many miles is 10k": a run's length (a sum of money is no length, and fails)
     "kilo": "kilogram",
     "stones": "stone",
     "cc": "milliliter",
@@ -84,14 +85,15 @@ class Conversion:
     amount: float
     from_unit: str
     to_unit: str
+    said_as: str = ""
+    """The amount as said when it was two units ("5 feet 10 inches"), else empty."""
 
     def spoken(self) -> str:
         """How the box says it: "1 litre is 4.23 cups."."""
         if self.amount == 1 and (said := _CALENDAR.get((self.from_unit, self.to_unit))):
             return said
-        return f"{say_number(self.amount)} {plural(self.from_unit, self.amount)} is {say_number(self.value)} " + (
-            f"{plural(self.to_unit, self.value)}."
-        )
+        amount = self.said_as or f"{say_number(self.amount)} {plural(self.from_unit, self.amount)}"
+        return f"{amount} is {say_number(self.value)} {plural(self.to_unit, self.value)}."
 
 
 @functools.cache
@@ -113,6 +115,10 @@ def convert(amount_text: str, to_text: str) -> Conversion | None:
     import pint
 
     said = digits(amount_text)
+    if (two := _in_two_units(said)) is not None:
+        said, said_as = two
+    else:
+        said_as = ""
     m = re.fullmatch(r"(?:(?:an?|one)\s+)?(-?\d+(?:\.\d+)?)?\s*(.+)", said.strip())
     if m is None:
         return None
@@ -123,7 +129,26 @@ def convert(amount_text: str, to_text: str) -> Conversion | None:
         value = ureg.Quantity(amount, source).to(target).magnitude
     except (pint.errors.PintError, AttributeError, TypeError, ValueError, AssertionError, tokenize.TokenError):
         return None  # NOTE: pint parses a unit as an expression: "miles (is it" left a bracket open
-    return Conversion(float(value), amount, _name(str(source)), _name(str(target)))
+    return Conversion(float(value), amount, _name(str(source)), _name(str(target)), said_as)
+
+
+_TWO_UNITS: Final = (
+    ("foot", "inch", 12, r"(?:feet|foot|ft)", r"(?:inches|inch|in)"),
+    ("stone", "pound", 14, r"(?:stones?|st)", r"(?:pounds?|lbs?)"),
+    ("pound", "ounce", 16, r"(?:pounds?|lbs?)", r"(?:ounces?|oz)"),
+)
+"""Amounts said in a unit and the next smaller one: a height, a person's or a baby's weight."""
+
+
+def _in_two_units(said: str) -> tuple[str, str] | None:
+    """("70 inch", "5 feet 10 inches") for "5 foot 10", or None when `said` is not said in two units."""
+    for big, small, per, big_words, small_words in _TWO_UNITS:
+        m = re.fullmatch(rf"(\d+) ?{big_words} (?:and )?(\d+(?:\.\d+)?)(?: ?{small_words})?", said.strip())
+        if m is not None:
+            whole, part = int(m[1]), float(m[2])
+            said_as = f"{say_number(whole)} {plural(big, whole)} {say_number(part)} {plural(small, part)}"
+            return f"{whole * per + part:g} {small}", said_as
+    return None
 
 
 def _name(unit: str) -> str:

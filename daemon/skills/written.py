@@ -35,12 +35,17 @@ def normalise(text: str) -> str:
     # NOTE: a countdown is the timer ("cancel the countdown", "pause the countdown", read by meaning as "stop the
     # countdown", was cancelled): one word to every timer template. Not "a countdown from ten", which counts.
     text = re.sub(r"\b(the|my|a|that|this) count ?down\b(?! (?:from|to)\b)", r"\1 timer", text)
-    text = re.sub(r"\bhow (long|much)'s\b", r"how \1 is", text)  # "how long's left on the pasta timer"
+    # NOTE: "when's easter this year", "how's 'definitely' spelt": a template's "is" said short ("how long's left on
+    # the pasta timer"). Not "who's" or "what's": templates say those as they are ("who's won", "what's the time").
+    text = re.sub(r"\b(when|where|how|how long|how much)'s\b", r"\1 is", text)
+    text = _QUOTED.sub("", text)  # "how do you spell 'rhythm'": the word, not its quotation marks
     text = re.sub(r"[!?;\"]", " ", text)
     text = re.sub(r"(?<!\d)[.,:](?!\d)", " ", text)  # keep "7.30", "7:30" and "2.5", drop sentence punctuation
     return _ADDRESS.sub("", " ".join(text.split()), count=1)
 
 
+_QUOTED: Final = re.compile(r"(?:(?<=\s)|^)'(?=\w)|(?<=\w)'(?=\s|$)")
+"""A single quotation mark at either end of a word (its possessive "s'" was read before)."""
 _HAVE_PAST: Final = re.compile(
     r"\bhave pas(?:t|s|sed)(?= (?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|noon|midnight)\b)"
 )

@@ -51,8 +51,17 @@ def correct(phrase: Phrase, call: SkillCall | None) -> bool:
     return (
         call is not None
         and call.skill == phrase.skill
-        and all(_same(value, call.args.get(name)) for name, value in phrase.args.items())
+        and all(_same(value, _at_either_half(call, name, value)) for name, value in phrase.args.items())
     )
+
+
+def _at_either_half(call: SkillCall, name: str, expected: Arg) -> object:
+    """The call's argument `name`; an hour said without its half of the day ("cancel the 6:30 alarm", `near`) as
+    `expected` when it is the same on the clock's face, as the skill takes it (either half, or the nearer one)."""
+    got = call.args.get(name)
+    if name == "hour" and call.args.get("near") and isinstance(got, int) and isinstance(expected, int):
+        return expected if got % 12 == expected % 12 else got
+    return got
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,8 @@ HOLIDAYS: Final = {
 }
 """Each holiday the templates name (the `holiday` list in sentences.yaml): the calendar of the holidays package that
 dates it and its name there. Only the dates come from the package; this only says where to look."""
+BANK_HOLIDAY: Final = "bank holiday"
+"""The next of England and Wales's bank holidays (the word is British; "the next bank holiday" names no one day)."""
 ONE_COUNTRY: Final = {"US": "in the United States", "GB": "in the United Kingdom"}
 """Said before a holiday whose date is one country's (Thanksgiving, Mother's Day), and not the same everywhere."""
 SAME_EVERYWHERE: Final = frozenset(
@@ -47,12 +49,12 @@ LEAP_YEAR: Final = 2028
 
 
 @functools.cache
-def _calendar(country: str, year: int) -> dict[datetime.date, str]:
+def _calendar(country: str, year: int, subdiv: str | None = None) -> dict[datetime.date, str]:
     import holidays
 
     # NOTE: "unofficial" holds Halloween, Valentine's, Saint Patrick's, Mother's and Father's Day in the US calendar.
     categories = ("public", "unofficial") if country == "US" else ("public",)
-    return dict(holidays.country_holidays(country, years=year, categories=categories).items())
+    return dict(holidays.country_holidays(country, subdiv, years=year, categories=categories).items())
 
 
 def date_of(holiday: str, year: int) -> datetime.date | None:
@@ -100,6 +102,8 @@ def holiday(args: Mapping[str, object], now: float | None) -> str:
     """What the box says to "what day is Christmas next year", "when is Easter", "how many days until Halloween"."""
     key, ask = str(args["holiday"]), str(args.get("ask", "day"))
     today = datetime.date.fromtimestamp(now) if now is not None else None
+    if key == BANK_HOLIDAY:
+        return _next_bank_holiday(today, ask)
     said_year = isinstance(args.get("year"), int)
     if today is None and ask != "until" and not said_year and "offset" not in args:
         return _without_a_year(key, ask)
@@ -127,6 +131,25 @@ def holiday(args: Mapping[str, object], now: float | None) -> str:
     else:  # "Easter Sunday falls on March the twenty eighth", not "on Sunday, March..."
         when = say_month_day(day) if weekday in name else f"{weekday}, {say_month_day(day)}"
     return f"In {year}, {name} falls on {when}."
+
+
+def _next_bank_holiday(today: datetime.date | None, ask: str) -> str:
+    """ "The next bank holiday in England and Wales is Christmas Day, Friday, December the twenty fifth."."""
+    if today is None:
+        return UNSET_CLOCK
+    ahead = sorted(
+        (day, name) for year in (today.year, today.year + 1) for day, name in _calendar("GB", year, "ENG").items()
+    )
+    day, name = next((day, name) for day, name in ahead if day >= today)
+    name = name.split("; ")[0]
+    days = (day - today).days
+    if days == 0:
+        return f"Today is a bank holiday in England and Wales: {name}."
+    if ask == "until":
+        return f"The next bank holiday in England and Wales, {name}, is in {days} day{'s' * (days != 1)}."
+    weekday = say_weekday(day)
+    when = say_month_day(day) if weekday in name else f"{weekday}, {say_month_day(day)}"
+    return f"The next bank holiday in England and Wales is {name}, {when}."
 
 
 def _without_a_year(holiday: str, ask: str) -> str:
