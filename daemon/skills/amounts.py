@@ -91,6 +91,9 @@ def read_duration(text: str) -> int | None:
     said = re.sub(r"\b(?:quarter|0\.25)\s+(?:of\s+)?(?:an?\s+|1\s+)?(minute|hour)", r"0.25 \1", said)
     said = re.sub(r"\b(minute|hour)s?\s+and\s+(?:a\s+|1\s+)?(?:half|0\.5)\b", r"\1 0.5 \1", said)
     said = re.sub(r"\b(minute|hour)s?\s+and\s+(?:a\s+|1\s+)?(?:quarter|0\.25)\b", r"\1 0.25 \1", said)
+    # NOTE: "an hour forty five", "two minutes thirty": the last number after a length is of the next smaller unit
+    # (a timer for "one hour forty five" ran an hour, named "forty five").
+    said = _NEXT_UNIT_LEFT_UNSAID.sub(lambda m: f"{m[1]} {m[2]} {_SMALLER[m[1].rstrip('s')]}", said)
     unit = rf"({_NUMBER})\s*({'|'.join(_UNIT_S)})s?\b"
     found = re.findall(unit, said)
     # NOTE: strict: words left over mean the slot held more than a duration ("3 minutes for the tea").
@@ -98,6 +101,12 @@ def read_duration(text: str) -> int | None:
     if not found or rest:
         return None
     return round(sum(float(number) * _UNIT_S[name] for number, name in found))
+
+
+_SMALLER: Final = {"hour": "minute", "hr": "minute", "minute": "second", "min": "second"}
+_NEXT_UNIT_LEFT_UNSAID: Final = re.compile(r"\b(hours?|hrs?|minutes?|mins?)\s+([1-5]?\d)\s*$")
+"""A length's last number said without its unit, the next smaller one ("1 hour 45", "2 minutes 30"); not after "and",
+which may begin another timer ("two timers for 5 minutes and 10")."""
 
 
 _ONE_MORE: Final = (

@@ -115,7 +115,13 @@ def _wholes(request: str, answer: str, what: str) -> list[str]:
     wholes += [f"{before} at {time} {day}".strip(), f"{before} for {time} {day}".strip(), f"{request} {answer}"]
     # NOTE: asked in words no template goes on from ("can you time something for me", "timer"): said plainly
     plainly = {"timer": f"set a timer for {time}", "alarm": f"set an alarm for {time} {day}".strip()}
+    if what == "timer" and (named := _FOR_WHAT.search(request)):
+        wholes.append(f"set a timer for {time} for {named[1]}")  # NOTE: "a timer for the roast" … "2 hours": its name
     return [*wholes, plainly[what]] if what in plainly else wholes
+
+
+_FOR_WHAT: Final = re.compile(r"\bfor ((?:the|my|our|some) [a-z]+(?: [a-z]+)?)$")
+"""What a timer asked for without a length is for ("set a timer for the roast")."""
 
 
 def _said_day(day: str) -> str:

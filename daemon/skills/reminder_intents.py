@@ -139,7 +139,11 @@ def read(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
         case "TalkboxReminderList":
             return SkillCall("reminder_list")
         case "TalkboxReminderCancel":
-            return SkillCall("reminder_cancel", {"all": True} if v.get("all") else noted(slot_text(v, "note")))
+            # NOTE: "clear all reminder" (Whisper's singular) named a reminder "all"; "the dentist's reminder" is the
+            # dentist one
+            note = re.sub(r"'s$", "", slot_text(v, "note"))
+            every = v.get("all") or note in _EVERY
+            return SkillCall("reminder_cancel", {"all": True} if every else noted(note))
         case "TalkboxRemindPart":
             return part_of_day_call(slot_text(v, "part"), slot_text(v, "note"), said)
         case "TalkboxRemindWhen" if v.get("what") == "timer" and _LENGTH.search(digits(slot_text(v, "name"))):
@@ -189,7 +193,7 @@ _EVERY: Final = frozenset({"every", "each", "all", "all the", "all my", "both", 
 
 def _named(v: dict[str, object]) -> dict[str, Arg]:
     """The timer named, by its name or by the length it was set for; nothing when none was named."""
-    name = re.sub(r"^(the|my|a|an)\s+", "", slot_text(v, "name").removesuffix(" timer"))
+    name = re.sub(r"^(the|my|a|an)\s+|'s$", "", slot_text(v, "name").removesuffix(" timer"))  # "the baby's timer"
     # NOTE: Home Assistant's "cancel the {start_minutes} minute timer" names a timer by the length it was set for
     length = sum(float(str(v.get(f"start_{unit}") or 0)) * s for unit, s in _UNIT_S)
     if not name and length:

@@ -120,6 +120,8 @@ def _read_at(words: list[str], i: int) -> tuple[_Said, int] | None:
         if nxt in _PAST:
             return _Said(hour_said.hour, number, literal=hour_said.literal), i + step + 3
         return _Said(hour_said.hour, 0, before=number, literal=hour_said.literal), i + step + 3
+    if (nxt in _PAST or nxt in _TO) and not span and not after:
+        return None  # NOTE: "an alarm for twenty past", cut off at a pause before its hour, was set for 8 pm
     if step:
         return _Said(number, bare=True), i + 1
     if nxt in _ZEROS and (minute := _number(after, width=1)) is not None:
@@ -220,6 +222,9 @@ def _first_time_at(words: list[str]) -> tuple[int, int, _Said, str | None, bool]
         if unit.removesuffix("s") in _COUNTED and (said.bare or unit not in ("hour", "hours")):
             i = end + 1
             continue
+        if unit in ("more", "extra") and said.bare:
+            i = end + 1  # NOTE: a count: "one more time but slower" was asked about as setting the clock to 1 pm
+            continue
         if unit in ("am", "pm"):
             return i, end + 1, said, unit, True
         return i, end, said, _part_of_day(words), False
@@ -262,7 +267,9 @@ def _named_days(words: list[str]) -> tuple[set[int], bool]:
             repeats = True
         elif word in ("weekend", "weekends"):
             days |= _WEEKEND
-            repeats = repeats or word == "weekends" or every
+            # NOTE: "a weekend alarm at half eight" is the weekends' alarm, as "a weekday alarm" is the weekdays'
+            after = words[i + 1] if i + 1 < len(words) else ""
+            repeats = repeats or word == "weekends" or every or after in ("alarm", "alarms")
         elif (name := word.removesuffix("s")) in _DAY_NAMES:
             day = _DAY_NAMES.index(name)
             days.add(day)

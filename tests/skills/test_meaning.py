@@ -68,7 +68,11 @@ def test_a_command_no_template_says_is_read_by_meaning(router: MeaningRouter, sa
     [
         ("I want an alarm at seven am", "alarm_set", {"hour": 7, "minute": 0, "days": ()}),
         ("ten seconds countdown", "timer_start", {"seconds": 10}),
-        ("your clock's showing the wrong time, it's ten past eight in the morning", "set_time", {"hour": 8, "minute": 10}),
+        (
+            "your clock's showing the wrong time, it's ten past eight in the morning",
+            "set_time",
+            {"hour": 8, "minute": 10},
+        ),
     ],
 )
 def test_a_command_carrying_a_value_is_read_by_meaning_with_the_value_said(
@@ -81,7 +85,9 @@ def test_a_command_carrying_a_value_is_read_by_meaning_with_the_value_said(
 
 def test_a_clock_read_by_meaning_is_asked_about_with_the_time_heard(router: MeaningRouter) -> None:
     skills = _skills(router)
-    call = skills.route("your clock's showing the wrong time, it's ten past eight in the morning") or pytest.fail("not routed")
+    call = skills.route("your clock's showing the wrong time, it's ten past eight in the morning") or pytest.fail(
+        "not routed"
+    )
     assert skills.run(call).text == 'Did you mean "set the clock to 8:10"? Say yes, and I will.'
 
 

@@ -97,6 +97,8 @@ def read(intent: str, v: Mapping[str, object], said: str = "") -> Read | None:
             if symbol is None:
                 return None
             element = elements.by_symbol(symbol)
+            if element is None and v.get("bare"):
+                return None  # NOTE: "which element is tin": a word, not a symbol no element has
             return "element", {"fact": "name", "said": symbol, **({"number": element.number} if element else {})}
         case "TalkboxElementNumber":
             number = elements.read_number(_text(v, "number"))
