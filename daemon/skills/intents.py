@@ -288,7 +288,8 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             if conversion is None:
                 return None
             args: dict[str, Arg] = {"value": round(conversion.value, 2), "unit": conversion.to_unit}
-            return SkillCall("convert", args | {"amount": conversion.amount, "from_unit": conversion.from_unit})
+            args |= {"amount": conversion.amount, "from_unit": conversion.from_unit}
+            return SkillCall("convert", args | ({"said_as": conversion.said_as} if conversion.said_as else {}))
         case "TalkboxSetTime":
             at = parse_clock_time(slot_text(v, "when"))
             if at is None:

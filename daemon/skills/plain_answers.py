@@ -39,7 +39,8 @@ def plain_answer(call: SkillCall, wall: float | None, luck: random.Random) -> Re
             return Reply(f"That's {say_number(float_arg(a, 'value'))}.")
         case "convert":
             amount, value = float_arg(a, "amount"), float_arg(a, "value")
-            return Reply(Conversion(value, amount, str(a["from_unit"]), str(a["unit"])).spoken())
+            said_as = str(a.get("said_as", ""))
+            return Reply(Conversion(value, amount, str(a["from_unit"]), str(a["unit"]), said_as).spoken())
         case "expression":
             result = calculate(str(a.get("expression", "")))
             return Reply(f"That's {say_number(result)}." if result is not None else "I couldn't work that out.")

@@ -8,18 +8,22 @@ from collections.abc import Iterator
 
 import pytest
 
+from daemon.box.asking import SilentSink
 from daemon.config import Config
 from daemon.engines.load import load_meaning
 from daemon.lab.evaluation.skill_phrases import Phrase
 from daemon.lab.evaluation.skills import correct
 from daemon.skills.asked_for import Asked
 from daemon.skills.call import SkillCall
+from daemon.skills.clock import BoxClock
 from daemon.skills.facts.calendar_facts import holiday
 from daemon.skills.honest import UNSET_CLOCK
 from daemon.skills.intents import match
 from daemon.skills.meaning import MeaningRouter
+from daemon.skills.skills import Skills
 from daemon.skills.units import convert
 from daemon.skills.when import parse_days
+from daemon.turn.volume import VolumeSink
 
 
 @pytest.mark.parametrize(
@@ -196,3 +200,12 @@ def test_a_word_that_is_no_symbol_is_no_element() -> None:
 def test_a_timer_asked_for_a_thing_keeps_it_when_its_length_comes_after() -> None:
     call = Asked("timer for the lasagne", "timer", 0.0).completed("forty minutes", match)
     assert call == SkillCall("timer_start", {"seconds": 2400, "name": "lasagne"})
+
+
+def test_an_amount_asked_in_two_units_is_said_back_in_them() -> None:
+    # NOTE: the box said "70 inches is 177.8 centimetres." to "what's 5 foot 10 in centimetres"
+    skills = Skills(BoxClock("system"), VolumeSink(SilentSink()), "boot-a", now_boot=lambda: 1000.0)
+    call = match("how many centimetres is 6 foot 1")
+    assert call is not None
+    reply = skills.run(call)
+    assert reply is not None and reply.text == "6 feet 1 inch is 185.42 centimetres."
