@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,14 +25,6 @@ from daemon.turn.volume import VolumeSink
 from tests.fast.test_skills_in_the_box import AssembledBox, box_config
 from tests.harness import of
 from tests.inprocess import ScriptedModel, stand_in_engines
-
-
-@pytest.fixture(scope="module")
-def router(dev_config: Config) -> Iterator[MeaningRouter]:
-    reader = load_meaning(dev_config)
-    assert reader is not None
-    yield reader
-    reader.close()
 
 
 def _skills(router: MeaningRouter) -> Skills:

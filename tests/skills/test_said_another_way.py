@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import datetime
 import time
-from collections.abc import Iterator
 
 import pytest
 
 from daemon.box.asking import SilentSink
-from daemon.config import Config
-from daemon.engines.load import load_meaning
 from daemon.lab.evaluation.skill_phrases import Phrase
 from daemon.lab.evaluation.skills import correct
 from daemon.skills.asked_for import Asked
@@ -154,14 +151,6 @@ def test_a_clock_time_cut_off_before_its_hour_is_no_time(said: str) -> None:
 def test_a_clock_time_with_its_hour_is_read_whole() -> None:
     call = match("set an alarm for twenty past seven")
     assert call is not None and (int(str(call.args["hour"])) % 12, call.args["minute"]) == (7, 20)
-
-
-@pytest.fixture(scope="module")
-def router(dev_config: Config) -> Iterator[MeaningRouter]:
-    reader = load_meaning(dev_config)
-    assert reader is not None
-    yield reader
-    reader.close()
 
 
 def test_one_more_time_is_no_clock_time_to_ask_about(router: MeaningRouter) -> None:
