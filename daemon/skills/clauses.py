@@ -21,8 +21,8 @@ _SET_OR_UNDONE: Final = frozenset(
         "alarm_move", "reminder_cancel", "forget", "volume", "count",
     }
 )  # fmt: skip
-"""Skills that set or undo something: what a clause beside a scene or a reason asks for ("..., cancel the timer";
-"drop the volume to twenty, ...")."""
+"""Skills that set, undo or do something: what a clause beside a scene or a reason asks for ("..., cancel the timer";
+"drop the volume to twenty, ..."; "let's play hide and seek, count to thirty")."""
 
 
 _A_DAY: Final = re.compile(r"\b(?:tomorrow|today|tonight|\w+day|weekends?|every)\b")
