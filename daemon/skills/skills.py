@@ -19,7 +19,7 @@ from daemon.skills.reminder_calls import reminder_reply
 from daemon.skills.reminder_replies import timer_named
 from daemon.skills.reminders import Kind, Reminder, Reminders, boot_clock, say_length
 from daemon.skills.replies import FORGOTTEN, OKAY, Reply
-from daemon.skills.speech import say_days, say_time
+from daemon.skills.speech import say_alarm, say_clock, say_days, say_time
 from daemon.skills.volume import VolumeControl, change_volume
 
 if TYPE_CHECKING:
@@ -107,6 +107,8 @@ class Skills:
         """Home Assistant, when the box is linked to one: home commands the skills leave go there."""
         self._rang_at: float | None = None
         """When a timer or alarm last rang (boot clock): what "snooze" means."""
+        self._rung: Reminder | None = None
+        """The timer or alarm that rang last: what "turn the alarm off" means just after."""
         self.about = about_box.BoxFacts()
         """What the box is, for questions about itself (its model, wake phrase, what it keeps): set once assembled."""
 
@@ -254,6 +256,9 @@ class Skills:
                 return Reply(f"Thanks. My clock now says {say_time(self.clock.now())}.", changed=True)
             case "timer_start" if a.get("snooze") and not self._rang_lately():
                 return Reply(honest.NOTHING_TO_SNOOZE)
+            case "alarm_cancel" if self._alarm_rang_lately() and not (a.get("all") or a.get("days") or "hour" in a):
+                # NOTE: "turn that alarm off" just after it rang stops it: it deleted a weekday alarm for good
+                return self._alarm_stopped()
             case "remind_when" if (asked := asked_for.question(call)) is not None:
                 self._asked = asked_for.Asked(str(a["request"]), str(a.get("what", "")), self.now_boot())
                 return Reply(asked)
@@ -299,10 +304,24 @@ class Skills:
     def ringing(self, reminder: Reminder) -> str:
         """Mark `reminder` as rung (before it sounds, so it never rings twice) and what to say."""
         self.reminders.rang(reminder, self.wall())
-        self._rang_at = self.now_boot()
+        self._rang_at, self._rung = self.now_boot(), reminder
         if reminder.note:
             return f"It's time to {reminder.note}."
         return f"Your {reminder.label} is done." if reminder.kind is Kind.TIMER else "It's time: your alarm."
+
+    def _alarm_rang_lately(self) -> bool:
+        """Whether the last to ring, within SNOOZE_WITHIN_S, was an alarm."""
+        return self._rang_lately() and self._rung is not None and self._rung.kind is Kind.ALARM
+
+    def _alarm_stopped(self) -> Reply:
+        """What "turn the alarm off" says just after an alarm rang: it has stopped, and whether it rings again."""
+        assert self._rung is not None
+        again = next((r for r in self.reminders.alarms() if r.id == self._rung.id), None)
+        if again is None:
+            return Reply("The alarm has stopped.")
+        at = say_clock(again.hour, again.minute)
+        kept = say_alarm(again.hour, again.minute, again.days, again.once)
+        return Reply(f"The alarm has stopped. It is still set for {kept}: to remove it, say cancel the {at} alarm.")
 
     def _rang_lately(self) -> bool:
         """Whether a timer or alarm rang within SNOOZE_WITHIN_S."""

@@ -75,3 +75,31 @@ def test_it_is_forgotten_once_several_are_asked_about_at_once() -> None:
     _said(skills, "how long is left on my timers")
     assert _said(skills, "cancel it") == ("stop", "")
     assert len(skills.reminders.timers()) == 2
+
+
+def test_turning_an_alarm_off_just_after_it_rang_stops_it_and_keeps_its_other_days() -> None:
+    boot = Boot()
+    skills = _skills(boot)
+    _said(skills, "set an alarm for 7:30 am every weekday")
+    skills.ringing(skills.reminders.alarms()[0])
+    boot.now += 40  # the button pressed, then said
+    assert _said(skills, "turn off the alarm") == (
+        "alarm_cancel",
+        "The alarm has stopped. It is still set for seven thirty am every weekday: to remove it, say cancel the "
+        "seven thirty am alarm.",
+    )
+    assert len(skills.reminders.alarms()) == 1
+    assert _said(skills, "cancel the seven thirty am alarm") == ("alarm_cancel", ALARM_CANCELLED)
+    assert skills.reminders.alarms() == []
+
+
+def test_a_one_off_alarm_that_rang_is_stopped_and_no_other_alarm_is_taken_for_it() -> None:
+    boot = Boot()
+    skills = _skills(boot)
+    _said(skills, "set an alarm for 6 am")
+    _said(skills, "set an alarm for 9 pm on saturday")
+    first = min(skills.reminders.alarms(), key=lambda r: r.hour)
+    skills.ringing(first)
+    boot.now += 40
+    assert _said(skills, "switch off the alarm") == ("alarm_cancel", "The alarm has stopped.")
+    assert [(r.hour, r.days) for r in skills.reminders.alarms()] == [(21, (5,))]
