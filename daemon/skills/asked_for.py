@@ -92,15 +92,21 @@ class Asked:
     def completed(self, answer: str, match: Callable[[str], SkillCall | None]) -> SkillCall | None:
         """The request with `answer` (normalised words said alone) as its length or time, as `match` reads it whole;
         None if no way of putting them together makes the request asked about."""
-        wanted = _SETS.get(self.what, frozenset({"alarm_set", "timer_start"}))
-        # NOTE: "45 minutes from now" is "in 45 minutes" before "now" is taken for politeness
-        answer = strip_fillers(_FROM_NOW.sub(r"in \1", _FILLER.sub("", answer).strip()))
-        if not _A_VALUE.search(answer):
-            return None  # NOTE: "That's how it went." (misheard) was read loosely as an alarm at 1 pm
-        calls = (match(whole) for whole in _wholes(self.request, answer, self.what))
-        found = [c for c in calls if c is not None and c.skill in wanted and (self.what or "note" in c.args)]
-        # NOTE: words read as heard before any read as others ("timer at twenty minutes" was read loosely)
-        return min(found, key=lambda c: bool(c.read_as)) if found else None
+        return completed(self.request, self.what, answer, match)
+
+
+def completed(request: str, what: str, answer: str, match: Callable[[str], SkillCall | None]) -> SkillCall | None:
+    """`request` (asking for `what`: "timer", "alarm", or "" for a reminder) with `answer` as its length or time, as
+    `match` reads the two said as one sentence; None if no way of putting them together makes that request."""
+    wanted = _SETS.get(what, frozenset({"alarm_set", "timer_start"}))
+    # NOTE: "45 minutes from now" is "in 45 minutes" before "now" is taken for politeness
+    answer = strip_fillers(_FROM_NOW.sub(r"in \1", _FILLER.sub("", answer).strip()))
+    if not _A_VALUE.search(answer):
+        return None  # NOTE: "That's how it went." (misheard) was read loosely as an alarm at 1 pm
+    calls = (match(whole) for whole in _wholes(request, answer, what))
+    found = [c for c in calls if c is not None and c.skill in wanted and (what or "note" in c.args)]
+    # NOTE: words read as heard before any read as others ("timer at twenty minutes" was read loosely)
+    return min(found, key=lambda c: bool(c.read_as)) if found else None
 
 
 def _wholes(request: str, answer: str, what: str) -> list[str]:

@@ -10,7 +10,7 @@ from typing import Final
 
 from daemon import corrections
 from daemon.skills.amounts import digits, duration_in, parse_duration
-from daemon.skills.asked_for import Asked
+from daemon.skills.asked_for import completed
 from daemon.skills.call import SkillCall
 from daemon.skills.when import clock_time_put_as
 from daemon.skills.written import normalise
@@ -46,7 +46,7 @@ def beside_the_scene(text: str, match: Callable[[str], SkillCall | None]) -> Ski
         if call is not None and call.skill == "remind_when" and call.args.get("what") == "timer":
             # NOTE: the other clause as the answer to "For how long?" ("I need a timer for the roast, 1 hour 45"),
             # else the one length a scene says; no length said: asked how long, as when bare
-            answered = Asked(str(call.args.get("request", "")), "timer", 0.0).completed(scene, match)
+            answered = completed(str(call.args.get("request", "")), "timer", scene, match)
             return answered or _timer_the_scene_times(scene) or call
         if call is not None and call.skill in _SET_OR_UNDONE:
             return call
