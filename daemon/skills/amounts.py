@@ -33,6 +33,7 @@ def digits(text: str) -> str:
     # NOTE: "a"/"an" before a unit is one of it; the parser leaves "a minute" and "an hour" as words.
     text = re.sub(r"(?<=[a-z0-9])-(?=[a-z])", " ", text.lower().replace(",", ""))  # "twenty-five", "10-minute"
     text = re.sub(r"\b(?:an?|one)\s+(half|quarter)\b", r"one \1", text)
+    text = re.sub(r"\bn[ao]ught\b", "zero", text)  # "seven divided by nought" was the model's guess
     out = numbers_to_digits(text, "en")
     out = re.sub(r"\ban?\s+(?=(?:second|sec|minute|min|hour|hr|day|week|month|year)s?\b)", "1 ", out)
     out = re.sub(r"\ban?\s+(?=\d)", "", out)  # "a 100" was "a hundred"

@@ -21,6 +21,7 @@ from daemon.skills.call import Arg as Arg
 from daemon.skills.call import SkillCall as SkillCall
 from daemon.skills.clauses import asked_before_a_remark, beside_the_scene, corrected
 from daemon.skills.facts import claims
+from daemon.skills.facts.day_of_date import day_of_month
 from daemon.skills.honest import TOPICS, is_amount, is_device, is_now, is_product, is_title
 from daemon.skills.misheard import readings
 from daemon.skills.money import currency_in
@@ -91,8 +92,9 @@ def skill_vocabulary() -> frozenset[str]:
         | {*chance.INTENTS, *counting.INTENTS, *number_facts.INTENTS, *claims.INTENTS}
     )
     # NOTE: nor "or" anywhere ("does april have 30 or 31 days" brought it back, and "set a time or for ten minutes"
-    # was no longer read as "timer"): a choice's word, never one a misheard word should have been.
-    return skill_words(sentences(), leave_out=leave_out) - {"or"}
+    # was no longer read as "timer"): a choice's word, never one a misheard word should have been; nor "than"
+    # (an alarm moved "rather than" another time brought it back), every comparison's.
+    return skill_words(sentences(), leave_out=leave_out) - {"or", "than"}
 
 
 @functools.cache
@@ -193,8 +195,11 @@ a pause, was read without its "or"), which a word read otherwise would change wi
 
 def _misread_slot(call: SkillCall, said: str) -> bool:
     """True if a loose reading made up what the call carries: a name ending in an article (a timer "said a"), or a
-    word to spell that was not said ("spell the word", cut off at a pause, read as "spell third")."""
+    word to spell that was not said ("spell the word", cut off at a pause, read as "spell third"), or a timer's name
+    with a word not said ("cancel the last one" read as "cancel the lasts one": a timer named "lasts")."""
     if call.skill == "spell" and str(call.args.get("word", "")) not in said.split():
+        return True
+    if call.skill.startswith("timer_") and not set(str(call.args.get("name", "")).split()) <= set(said.split()):
         return True
     return any(isinstance(v, str) and v.split()[-1:] in (["a"], ["an"], ["the"]) for v in call.args.values())
 
@@ -236,6 +241,9 @@ def _call(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
         case "TalkboxDate" if "weekday" in v:
             on = DAYS.index(str(v["weekday"]).capitalize())
             return SkillCall("date", {"on": on, "next": True} if "next" in said.split() else {"on": on})
+        case "TalkboxDate" if "month_day" in v:
+            days = [day_of_month(slot_text(v, slot)) for slot in ("month_day", "other_month_day") if slot in v]
+            return SkillCall("date") if all(days) else None  # NOTE: "is it the weekend today" names no day
         case "TalkboxDate" if v.get("year"):
             return SkillCall("date", {"year": True})
         case "TalkboxDate" if "ahead" in v:

@@ -20,6 +20,16 @@ from daemon.skills.reminder_args import (
 from daemon.skills.reminders import length_as_a_name
 from daemon.skills.when import days_named, names_no_half_of_day, parse_clock_time
 
+_REPLACING: Final = re.compile(r"\b(?:rather than|instead of|not)\s+(?:at\s+)?(?P<old>.+)$")
+"""A clock time said as the one it replaces ("quarter past six rather than six")."""
+
+_NOT_A_TIMER: Final = re.compile(
+    r"\b(?:alarms?|reminders?|morning|evening|am|pm|o'?clock|\d+:\d+)\b"
+    r"|^(?:that|this|it|at|a|to|other|last|first|next|second|third|new|old|same|previous|earlier|later|right|wrong)$"
+)
+"""Words that make "the … one" an alarm or a reminder, or no name ("cancel that one", "the last one": read by
+meaning, which knows what was set last), not a timer's name."""
+
 INTENTS: Final = frozenset(
     {
         "HassStartTimer",
@@ -74,6 +84,8 @@ and read loosely as "10 minutes in a", was a timer."""
 def read(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
     """The skill call a timer's, alarm's or reminder's intent match means, or None when its slots do not parse."""
     match intent:
+        case _ if v.get("one") and _names_no_timer(str(_named(v).get("name", ""))):
+            return None  # NOTE: "cancel the seven o'clock one", "the alarm one" name no timer
         case "HassStartTimer" | "TalkboxTimer" if read_duration(re.sub(r"\b(?:the|my)\b", "", slot_text(v, "name"))):
             return None  # NOTE: a length is no name: "set a 45 second timer and a 2 minute", cut off, is no timer yet
         case "HassStartTimer" if "conversation_command" not in v:
@@ -131,6 +143,10 @@ def read(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             if names_no_half_of_day(slot_text(v, "alarm_from")):
                 moved["from_near"] = True  # "move the 7 alarm to 8": the alarm at 7 am or 7 pm
             return dataclasses.replace(call, args={**call.args, **moved})
+        case "TalkboxAlarmSet" if (replaced := _REPLACING.search(slot_text(v, "when"))) and parse_clock_time(
+            replaced["old"]
+        ):
+            return None  # NOTE: "make my alarm quarter past six rather than six" moves it (TalkboxAlarmMove)
         case "TalkboxAlarmSet":
             waking, note = bool(v.get("waking")), slot_text(v, "note")
             return half_unnamed(alarm_call("alarm_set", slot_text(v, "when"), said, waking, note), slot_text(v, "when"))
@@ -189,6 +205,11 @@ def _snoozed(call: SkillCall) -> SkillCall:
 
 _UNIT_S: Final = (("hours", 3600), ("minutes", 60), ("seconds", 1))
 _EVERY: Final = frozenset({"every", "each", "all", "all the", "all my", "both", "both the"})
+
+
+def _names_no_timer(name: str) -> bool:
+    """True if "the {name} one" is no timer's name: an alarm's or a reminder's, a clock time's, or a pointing word's."""
+    return bool(_NOT_A_TIMER.search(name)) or parse_clock_time(name) is not None
 
 
 def _named(v: dict[str, object]) -> dict[str, Arg]:

@@ -178,7 +178,8 @@ def move_alarm(
     else:
         times = _either_half(at, from_either_half) if at is not None else set()
         alarms = [r for r in reminders.alarms() if not r.note and (at is None or (r.hour, r.minute) in times)]
-    if not alarms and at is not None:
+    # NOTE: with no alarm at all, "an alarm for seven, not eight thirty" wants one at seven, not a question
+    if not alarms and at is not None and any(not r.note for r in reminders.alarms()):
         return Reply(f"There is no alarm at {say_clock(*at, half=not from_either_half)}.")
     if not alarms:
         made = set_alarm(reminders, *to, days, now_wall, once=once)

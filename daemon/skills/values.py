@@ -8,7 +8,7 @@ import functools
 import re
 from typing import Final
 
-from daemon.skills.amounts import NUMBER_WORD, duration_in, read_durations, strip_fillers
+from daemon.skills.amounts import NUMBER_WORD, digits, duration_in, read_durations, strip_fillers
 from daemon.skills.call import SkillCall
 from daemon.skills.intents import normalise
 from daemon.skills.reminder_args import alarm_call, timer_call, timers_call
@@ -31,7 +31,10 @@ _UNDOING: Final = re.compile(
 )
 """A request that opens by undoing something sets no timer or alarm ("umm get rid of the 6 and alarm" set one); a
 note may undo ("set a timer to turn off the oven")."""
-_NOT_A_NAME: Final = frozenset({"a", "an", "the", "my", "this", "that", "next", "new", "another", "one", "long"})
+_NOT_A_NAME: Final = frozenset(
+    {"a", "an", "the", "my", "this", "that", "next", "new", "another", "one", "long", "second", "minute", "hour"}
+)
+"""Words before "timer" that name no timer: "a five minute timer" was a timer named "minute"."""
 
 
 def read_values(skill: str, text: str) -> SkillCall | None:
@@ -96,13 +99,22 @@ def value_said_as(said: str, duration: str, clock_time: str) -> str | None:
 
 
 _TIMERS_FOR: Final = re.compile(r"\btimer(s?)\b(?: please)?(?: (?:for|of|lasting))? (.+)")
+_LEADING: Final = re.compile(r"^(?:(?:for me|for us|me|us|please|uh|um|er|erm|so|then)\s+)+")
+_TIMER_AND_TIMER: Final = re.compile(r"\btimer\b.* and (?:a|an|another|one) .*\btimer\b")
 
 
 def _lengths_in(said: str) -> tuple[int, ...] | None:
     """The lengths of several timers asked for at once, said after "timers" ("… two timers one for 5 minutes and one
     for 10 minutes"), or None."""
     found = _TIMERS_FOR.search(said)
-    return read_durations(strip_fillers(found[2]), several=bool(found[1])) if found else None
+    if found is None:
+        return None
+    # NOTE: "two timers for me, one for 4 minutes and …", "two timers uh one for eight minutes …" were one timer
+    lengths = read_durations(_LEADING.sub("", strip_fillers(found[2])), several=bool(found[1]))
+    if lengths is None and _TIMER_AND_TIMER.search(said) and (first := re.search(r"\d", digits(said))):
+        # NOTE: "a five minute timer and a twenty minute timer": each length said before its "timer"
+        lengths = read_durations(strip_fillers(digits(said)[first.start() :]), several=True)
+    return lengths
 
 
 def _timer_name(around: str) -> str:

@@ -263,6 +263,10 @@ def test_the_table_is_the_eight_planets_in_order() -> None:
         ("is christmas day on a weekend this year", "In 2026, Christmas Day falls on a Friday."),
         ("when is easter next year", "In 2027, Easter Sunday falls on March the twenty eighth."),
         ("when is easter", "In 2027, Easter Sunday falls on March the twenty eighth."),  # 2026's has passed
+        (
+            "what day of the week was july the fourth 1976",
+            "In 1976, Independence Day in the United States fell on a Sunday.",
+        ),
         ("how many days until christmas", "There are 24 days until Christmas Day."),
         ("how many sleeps till christmas", "There are 24 days until Christmas Day."),
         ("how long until new year", "There are 31 days until New Year's Day."),

@@ -130,7 +130,9 @@ def holiday(args: Mapping[str, object], now: float | None) -> str:
         when = f"a {weekday}"
     else:  # "Easter Sunday falls on March the twenty eighth", not "on Sunday, March..."
         when = say_month_day(day) if weekday in name else f"{weekday}, {say_month_day(day)}"
-    return f"In {year}, {name} falls on {when}."
+    # NOTE: "what day was July the fourth 1976" was told it "falls on a Sunday": a day gone by fell on it
+    falls = "fell" if today is not None and day < today else "falls"
+    return f"In {year}, {name} {falls} on {when}."
 
 
 def _next_bank_holiday(today: datetime.date | None, ask: str) -> str:

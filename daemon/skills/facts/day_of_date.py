@@ -44,6 +44,12 @@ def _day(words: list[str]) -> int | None:
     return DAY_NUMBERS.get(said)
 
 
+def day_of_month(said: str) -> int | None:
+    """The day of a month `said` names alone ("fifth", "the 14th", "twenty first"), or None."""
+    day = _day(said.lower().split())
+    return day if day is not None and 1 <= day <= 31 else None
+
+
 def read_date(said: str) -> tuple[int, int, int | None] | None:
     """(day, month, year or None) of a date as said ("july the fourth 1976", "the 1st of january 2000", "12 may
     1985", "the fourteenth of february twenty twenty eight"), or None if it is no date."""
