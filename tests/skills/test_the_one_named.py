@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from daemon.box.asking import SilentSink
 from daemon.skills.clock import BoxClock
 from daemon.skills.intents import match
+from daemon.skills.meaning import MeaningRouter
 from daemon.skills.skills import Skills
 from daemon.turn.volume import VolumeSink
 
@@ -78,3 +81,44 @@ def test_moving_from_a_time_no_alarm_has_says_so_and_changes_nothing() -> None:
     _said(skills, "set an alarm for 6 am")
     assert _said(skills, "make my alarm 7 am rather than 5 am") == ("alarm_move", "There is no alarm at five am.")
     assert [(a.hour, a.minute) for a in skills.reminders.alarms()] == [(6, 0)]
+
+
+@pytest.mark.parametrize(
+    ("said", "skill", "args"),
+    [
+        ("reduce the timer by two minutes", "timer_add", {"seconds": 120, "take_off": True}),
+        ("change the timer from 10 to 15 minutes", "timer_change", {"seconds": 900}),
+        ("switch the timer to twenty minutes instead of fifteen", "timer_change", {"seconds": 1200}),
+        ("what's seven divided by nought", "calculate", {"impossible": "divide-by-zero"}),
+        ("what's nought point five times 4", "calculate", {"value": 2.0}),
+        ("is it the 14th today or the 15th", "date", {}),
+        ("how many minutes have I got left on the tea timer", "timer_left", {"name": "tea"}),
+        ("could you cancel the alarm I set for eight thirty in the morning", "alarm_cancel", {"hour": 8, "minute": 30}),
+    ],
+)
+def test_a_change_said_beside_what_it_changes_is_read_as_a_change(
+    said: str, skill: str, args: dict[str, object]
+) -> None:
+    call = match(said)
+    assert call is not None and call.skill == skill, call
+    assert {name: call.args.get(name) for name in args} == args, call
+
+
+@pytest.mark.parametrize(
+    ("said", "lengths"),
+    [
+        ("I need a five minute timer and a twenty minute timer", (300, 1200)),
+        ("hey can you do two timers for me, one for 4 minutes and one for 11 minutes", (240, 660)),
+        ("um set two timers uh one for eight minutes and one for sixteen", (480, 960)),
+    ],
+)
+def test_two_timers_read_by_meaning_are_two(router: MeaningRouter, said: str, lengths: tuple[int, ...]) -> None:
+    call = router.route(said)
+    assert call is not None and call.skill == "timer_start", call
+    assert (call.args["seconds"], *call.args.get("more", ())) == lengths, call
+    assert "name" not in call.args, call  # "a five minute timer" was a timer named "minute"
+
+
+def test_is_it_the_weekend_names_no_day_of_the_month() -> None:
+    call = match("is it the weekend today")
+    assert call is None or call.skill != "date", call
