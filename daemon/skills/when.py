@@ -269,7 +269,9 @@ def _named_days(words: list[str]) -> tuple[set[int], bool]:
             days |= _WEEKEND
             # NOTE: "a weekend alarm at half eight" is the weekends' alarm, as "a weekday alarm" is the weekdays'
             after = words[i + 1] if i + 1 < len(words) else ""
-            repeats = repeats or word == "weekends" or every or after in ("alarm", "alarms")
+            # and "an alarm for seven at the weekend" too (it rang once, at the next seven, on a weekday)
+            at_the = before == "the" and i > 1 and words[i - 2] in ("at", "on")
+            repeats = repeats or word == "weekends" or every or after in ("alarm", "alarms") or at_the
         elif (name := word.removesuffix("s")) in _DAY_NAMES:
             day = _DAY_NAMES.index(name)
             days.add(day)
