@@ -190,7 +190,8 @@ def _as_operators(said: str) -> str:
         # NOTE: a number may hold the joining word itself ("add one hundred and five and two"): each joining word is
         # tried, and the first that leaves a number on both sides is taken.
         for i, word in enumerate(words[1:-1], start=1):
-            first, second = " ".join(words[:i]), " ".join(words[i + 1 :])
+            # NOTE: "take 18 away from 50": the verb's own "away" is no part of the number
+            first, second = " ".join(words[:i]).removesuffix(" away"), " ".join(words[i + 1 :])
             if word in joins and parse_number(first) is not None and parse_number(second) is not None:
                 return with_operator.format(first, second)
     return said

@@ -25,16 +25,38 @@ _SET_OR_UNDONE: Final = frozenset(
 "drop the volume to twenty, ..."; "let's play hide and seek, count to thirty")."""
 
 
-_A_DAY: Final = re.compile(r"\b(?:tomorrow|today|tonight|\w+day|weekends?|every)\b")
+_ANSWERED: Final = frozenset(
+    {
+        "time", "date", "day", "calculate", "convert", "weekday", "country", "element", "planet", "spell",
+        "number_fact", "month_days", "holiday", "help", "repeat", "pace",
+    }
+)  # fmt: skip
+"""Skills that answer what the clause asks whatever the scene says ("I'm tripling the recipe, what's 3 times 250";
+"sorry, my phone's dead, have you got the time"; "how big is France, area wise")."""
+_RESCOPED: Final = re.compile(r"\b(?:if|in|at|suppose|imagine|then|when|where)\b")
+"""Words by which a scene may change what its question asks ("if it's 3 pm in London, what time is it"): such a
+question stays the model's."""
+_CORRECTING_OR_GOING_ON: Final = re.compile(
+    rf"^(?:{'|'.join(corrections.MARKERS)}|but|and|or|only|except|without|with|slower|faster|louder|quieter)\b"
+)
+"""A clause after the first that corrects it ("what's 3 times 14, no sorry, 3 times 16") or goes on with it ("say it
+again, but slower"): the first is not asked alone."""
+_A_DAY: Final = re.compile(
+    r"\b(?:tomorrow|today|tonight|(?:mon|tues|wednes|thurs|fri|satur|sun|week)days?|weekends?|every)\b"
+)
+"""A day a scene names (not "bank holiday brain"): a command beside it is read with the day, by meaning."""
 
 
 def beside_the_scene(text: str, match: Callable[[str], SkillCall | None]) -> SkillCall | None:
     """A command (read by `match`) said after a clause that sets the scene, its last clause ("I already phoned him,
     cancel my reminder to call dad"; "okay, I've taken it out, you can cancel the timer"), or before one that gives
-    the reason, its first ("drop the volume to twenty, the baby's asleep"), or None: only one that sets or undoes."""
+    the reason, its first ("drop the volume to twenty, the baby's asleep"), or None: only one that sets or undoes, or
+    a question the skills answer whatever the scene (`_ANSWERED`) beside a scene that does not change it."""
     clauses = re.split(r"(?<!\d)[,.;](?!\d)", text.strip(" .!?"))  # NOTE: not "7.30" or "2,500"
     for command, rest in ((clauses[-1], clauses[:-1]), (clauses[0], clauses[1:])):
         clause, scene = normalise(command), normalise(" ".join(rest))
+        # NOTE: a first clause the next corrects or goes on with ("say it again, but slower") is not asked alone
+        goes_on = command is clauses[0] and bool(_CORRECTING_OR_GOING_ON.match(normalise(rest[0]) if rest else ""))
         # NOTE: one word beside a comma is no scene: "Umm, get rid of the 6 and alarm." is misheard, and asked about
         if len(clause.split()) < 2 or len(scene.split()) < 2 or _A_DAY.search(scene):
             continue  # NOTE: "I've got a train tomorrow, wake me at 6": the day is the scene's, read by meaning
@@ -49,6 +71,8 @@ def beside_the_scene(text: str, match: Callable[[str], SkillCall | None]) -> Ski
             answered = completed(str(call.args.get("request", "")), "timer", scene, match)
             return answered or _timer_the_scene_times(scene) or call
         if call is not None and call.skill in _SET_OR_UNDONE:
+            return call
+        if call is not None and call.skill in _ANSWERED and not goes_on and not _RESCOPED.search(scene):
             return call
     return None
 

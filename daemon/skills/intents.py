@@ -14,6 +14,7 @@ import time
 from importlib import resources
 from typing import Any, Final
 
+from daemon import corrections
 from daemon.skills import chance, counting, facts, number_facts, reminder_intents, unable
 from daemon.skills.amounts import read_duration, read_volume, read_volume_step, slot_text
 from daemon.skills.calc import Unanswerable, work_out
@@ -29,7 +30,7 @@ from daemon.skills.reminder_args import off_the_clock
 from daemon.skills.speech import DAYS
 from daemon.skills.units import convert
 from daemon.skills.vocabulary import skill_words
-from daemon.skills.when import names_no_half_of_day, parse_clock_time
+from daemon.skills.when import names_no_half_of_day, parse_clock_time, parse_days
 from daemon.skills.written import normalise as normalise
 
 _LOGGER = logging.getLogger(__name__)
@@ -158,7 +159,9 @@ def _pieces(text: str) -> tuple[str, ...]:
     if len(sentences) > 1 and all(p.split()[0] == sentences[0].split()[0] for p in sentences[1:]):
         pieces.append(sentences[0])
     before, comma, after = text.rpartition(",")
-    if comma and len(normalise(after).split()) == 1 and normalise(before):
+    # NOTE: not before a correction begun or a sentence going on ("what's 3 times 14, no", cut off at a pause, was 42)
+    ends = normalise(after).split()
+    if comma and len(ends) == 1 and normalise(before) and ends[0] not in corrections.ONE_WORD | _UNFINISHED:
         pieces.append(normalise(before))
     return tuple(dict.fromkeys(pieces))
 
@@ -196,11 +199,14 @@ a pause, was read without its "or"), which a word read otherwise would change wi
 def _misread_slot(call: SkillCall, said: str) -> bool:
     """True if a loose reading made up what the call carries: a name ending in an article (a timer "said a"), or a
     word to spell that was not said ("spell the word", cut off at a pause, read as "spell third"), or a timer's name
-    with a word not said ("cancel the last one" read as "cancel the lasts one": a timer named "lasts")."""
+    with a word not said ("cancel the last one" read as "cancel the lasts one": a timer named "lasts"), or days an
+    alarm repeats on that were said once."""
     if call.skill == "spell" and str(call.args.get("word", "")) not in said.split():
         return True
     if call.skill.startswith("timer_") and not set(str(call.args.get("name", "")).split()) <= set(said.split()):
         return True
+    if call.skill in ("alarm_set", "alarm_move") and call.args.get("days") and not parse_days(said):
+        return True  # NOTE: "remind me on sunday at 10 am …" read as "on sundays": a weekly reminder made up
     return any(isinstance(v, str) and v.split()[-1:] in (["a"], ["an"], ["the"]) for v in call.args.values())
 
 

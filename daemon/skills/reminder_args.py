@@ -57,6 +57,7 @@ def timer_call(seconds: int, name: str, note: str = "") -> SkillCall:
     # NOTE: a name is what follows its last article: "is it possible to set a" or "i want a pasta" before "timer for
     # 5 minutes" is the asking, not the name.
     name = re.split(r"\b(?:the|my|a|an)\b", f" {name.removesuffix(' timer').strip()} ")[-1].strip()
+    name = re.sub(r"^(?:(?:hey|um|uh|er|erm|okay|ok|so|right|oh|and)\s+)+", "", name)  # "hey, pasta timer, …"
     name = "" if name in _NO_NAME else name  # "set another timer for 2 minutes" was "An another timer ..."
     return SkillCall("timer_start", {"seconds": seconds, **({"name": name} if name else {}), **noted(note)})
 

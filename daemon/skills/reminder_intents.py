@@ -65,6 +65,13 @@ INTENTS: Final = frozenset(
 
 _LENGTH: Final = re.compile(r"\d|\b(second|sec|minute|min|hour|hr|day|week)s?\b")
 """A number or a unit: in a name, a length that was cut off."""
+_A_BARE_NAME: Final = re.compile(
+    r"(?:(?:hey|um|uh|er|okay|ok|so|right|oh) )*(?!(?:put|set|start|make|get|give|on|a|an|the|my|one|two)\b)[a-z]+"
+    r"(?: [a-z]+)?"
+)
+"""A timer's name said alone before "timer" and its length: a word or two, after a filler, not a request's words."""
+_A_TIMER_ASKED: Final = re.compile(r"\b(?:timers?|remaining|left|up|on)\b")
+"""Words in what "time the …" names that make it a question of a timer, not a thing to time."""
 _WH: Final = re.compile(r"(?:what|what's|why|how|who|where|when|which|whose)\b")
 """A question's opening that no request has ("is it possible to set a timer …" is one)."""
 _ASKS_IN_A_NAME: Final = re.compile(r"\b(?:i|you|we|they|should|could|would|do|does|did|can|will|is|are)\b")
@@ -93,6 +100,8 @@ def read(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             return timer_call(round(seconds), slot_text(v, "name"))
         case "TalkboxTimer" if _A_MOMENT.fullmatch(slot_text(v, "duration")):
             return None  # NOTE: "hold the timer for a sec" is no timer of one second; nor is "wait a second"
+        case "TalkboxTimer" if v.get("bare") and not _A_BARE_NAME.fullmatch(slot_text(v, "name")):
+            return None
         case "TalkboxTimer" if _WH.match(slot_text(v, "name")):
             return None  # NOTE: "what is a timer for 5 minutes" asks, and its name is no name: no timer was asked for
         case "TalkboxTimer":
@@ -164,6 +173,8 @@ def read(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             return part_of_day_call(slot_text(v, "part"), slot_text(v, "note"), said)
         case "TalkboxRemindWhen" if v.get("what") == "timer" and _LENGTH.search(digits(slot_text(v, "name"))):
             return None  # "set a timer for ten minutes" is a timer (a number or a unit in the name: a length, cut off)
+        case "TalkboxRemindWhen" if v.get("what") == "timer" and _A_TIMER_ASKED.search(slot_text(v, "name")):
+            return None  # NOTE: "time remaining on my timer" asks what is left, and names no timer to time
         case "TalkboxRemindWhen":
             # NOTE: no time or length it could be set for: asked for (daemon/skills/asked_for.py), with the words
             # the answer completes

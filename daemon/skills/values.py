@@ -24,7 +24,7 @@ _SAYS_A_NUMBER: Final = re.compile(rf"\b(?:{NUMBER_WORD})\b")
 _NAMES_THE_CLOCK: Final = re.compile(rf"\b(?:time|clock|o'clock)\b|^(?:it's|it is|its) (?:now )?(?:{NUMBER_WORD})\b")
 _ASKS: Final = re.compile(r"(?:\w+ )?(?:what|how|when|which|is|are|do|does)\b")
 _MOVING: Final = re.compile(
-    r"\b(?:change|move|shift|push|switch|reset|bring|instead)\b.*\balarm|\balarm\b.*\binstead\b"
+    r"\b(?:change|move|shift|push|switch|reset|bring|reschedule|update|adjust|instead)\b.*\balarm|\balarm\b.*\binstead\b"
 )
 _UNDOING: Final = re.compile(
     r"^(?:\w+ ){0,2}?(?:cancel|delete|remove|get rid of|scrap|ditch|clear|erase|wipe|kill|turn off|switch off|stop)\b"
@@ -47,6 +47,10 @@ def read_values(skill: str, text: str) -> SkillCall | None:
     match skill:
         case "timer_start" if (lengths := _lengths_in(said)) is not None:
             return dataclasses.replace(timers_call(lengths), read_as=said)
+        case "timer_start" if _CHANGING_A_TIMER.search(digits(said)) and (found := duration_in(said)):
+            # NOTE: "the chicken timer should be forty minutes not thirty, change it" started a second timer
+            named = _timer_name(found[1])
+            return SkillCall("timer_change", {"seconds": found[0], **({"name": named} if named else {})}, said)
         case "timer_start":
             found = duration_in(said)
             return dataclasses.replace(timer_call(found[0], _timer_name(found[1])), read_as=said) if found else None
@@ -99,6 +103,8 @@ def value_said_as(said: str, duration: str, clock_time: str) -> str | None:
 
 
 _TIMERS_FOR: Final = re.compile(r"\btimer(s?)\b(?: please)?(?: (?:for|of|lasting))? (.+)")
+_CHANGING_A_TIMER: Final = re.compile(r"\btimer\b.*\b(?:change it|should be|instead of|rather than|not \d+)\b")
+"""A timer's length said as a change of the one running, not a timer to start beside it."""
 _LEADING: Final = re.compile(r"^(?:(?:for me|for us|me|us|please|uh|um|er|erm|so|then)\s+)+")
 _TIMER_AND_TIMER: Final = re.compile(r"\btimer\b.* and (?:a|an|another|one) .*\btimer\b")
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from typing import Final
+
 import pytest
 
 from daemon.lab.evaluation import skills as evaluation
@@ -144,7 +147,14 @@ def test_a_sentence_cut_off_at_a_pause_is_no_more_a_command_than_as_heard() -> N
         for words in [intents.normalise(p.text).split()]
         for k in range(1, len(words))
     }
-    assert [b for b in sorted(begun) if match(b) != intents.match_as_heard(b)] == []
+    # NOTE: a bare number after a correction begun is read as the correction ("5 plus 3, no wait, 4" is 9), cut off
+    # or not: those prefixes are left out, and only those
+    corrected = {b for b in begun if _BARE_CORRECTION.search(b)}
+    assert len(corrected) <= 3, corrected
+    assert [b for b in sorted(begun - corrected) if match(b) != intents.match_as_heard(b)] == []
+
+
+_BARE_CORRECTION: Final = re.compile(r"\b(?:no|sorry|wait|actually) \d+$")
 
 
 def test_readings_mend_a_sentence_but_never_replace_it() -> None:

@@ -125,3 +125,39 @@ def test_two_timers_read_by_meaning_are_two(router: MeaningRouter, said: str, le
 def test_is_it_the_weekend_names_no_day_of_the_month() -> None:
     call = match("is it the weekend today")
     assert call is None or call.skill != "date", call
+
+
+@pytest.mark.parametrize(
+    ("said", "skill", "args"),
+    [
+        ("i'm tripling the recipe, what's 3 times 250", "calculate", {"value": 750.0}),
+        ("there's six of us and the bill's 93 quid, what's 93 divided by 6", "calculate", {"value": 15.5}),
+        ("sorry my phone's dead, have you got the time", "time", {}),
+        ("sorry, bank holiday brain, what day is today", "day", {}),
+        ("how big is france, area wise", "country", {"fact": "area"}),
+        ("what's 3 times 14, no sorry, 3 times 16", "calculate", {"value": 48.0}),
+    ],
+)
+def test_a_question_the_skills_answer_beside_a_scene_is_answered(
+    said: str, skill: str, args: dict[str, object]
+) -> None:
+    call = match(said)
+    assert call is not None and call.skill == skill, call
+    assert {name: call.args.get(name) for name in args} == args, call
+
+
+@pytest.mark.parametrize("said", ["if it's 3 pm in london, what time is it", "I'm in tokyo, what time is it"])
+def test_a_scene_that_changes_the_question_leaves_it_to_the_model(said: str) -> None:
+    assert match(said) is None
+
+
+def test_a_reminder_on_one_sunday_is_not_made_weekly() -> None:
+    call = match("remind me on sunday at 10 am to call mum")
+    assert call is not None and call.skill == "alarm_set", call
+    assert call.args["days"] == () and call.args["on"] == 6, call
+
+
+def test_a_timer_said_as_a_change_of_the_running_one_is_read_by_meaning_as_a_change(router: MeaningRouter) -> None:
+    call = router.route("the chicken timer should be forty minutes not thirty, change it")
+    assert call is not None and call.skill == "timer_change", call
+    assert call.args == {"seconds": 2400, "name": "chicken"}, call
