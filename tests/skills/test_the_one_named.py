@@ -23,6 +23,13 @@ def _said(skills: Skills, text: str) -> tuple[str, str]:
     return call.skill, skills.run(call).text
 
 
+def _reaches(said: str, skill: str, args: dict[str, object]) -> None:
+    """`said` is matched to `skill`, carrying `args`."""
+    call = match(said)
+    assert call is not None and call.skill == skill, call
+    assert {name: call.args.get(name) for name in args} == args, call
+
+
 def _timers(skills: Skills) -> list[tuple[str, int]]:
     return sorted((t.label, round(t.seconds)) for t in skills.reminders.timers())
 
@@ -101,9 +108,7 @@ def test_moving_from_a_time_no_alarm_has_says_so_and_changes_nothing() -> None:
 def test_a_change_said_beside_what_it_changes_is_read_as_a_change(
     said: str, skill: str, args: dict[str, object]
 ) -> None:
-    call = match(said)
-    assert call is not None and call.skill == skill, call
-    assert {name: call.args.get(name) for name in args} == args, call
+    _reaches(said, skill, args)
 
 
 @pytest.mark.parametrize(
@@ -141,9 +146,7 @@ def test_is_it_the_weekend_names_no_day_of_the_month() -> None:
 def test_a_question_the_skills_answer_beside_a_scene_is_answered(
     said: str, skill: str, args: dict[str, object]
 ) -> None:
-    call = match(said)
-    assert call is not None and call.skill == skill, call
-    assert {name: call.args.get(name) for name in args} == args, call
+    _reaches(said, skill, args)
 
 
 @pytest.mark.parametrize("said", ["if it's 3 pm in london, what time is it", "I'm in tokyo, what time is it"])
