@@ -64,6 +64,8 @@ def beside_the_scene(text: str, match: Callable[[str], SkillCall | None]) -> Ski
         if (named := _SCENE_TIMER.search(scene)) is not None:
             # NOTE: "I don't need the egg timer anymore, cancel it": "it" is the timer the scene named
             clause = re.sub(r"\b(?:it|that one|that)$", f"the {named[1]} timer", clause)
+        if (pointed := _amount_pointed_at(clause, scene, match)) is not None:
+            return pointed
         call = match(clause)
         if call is not None and call.skill == "remind_when" and call.args.get("what") == "timer":
             # NOTE: the other clause as the answer to "For how long?" ("I need a timer for the roast, 1 hour 45"),
@@ -76,6 +78,20 @@ def beside_the_scene(text: str, match: Callable[[str], SkillCall | None]) -> Ski
             return call
     return None
 
+
+def _amount_pointed_at(clause: str, scene: str, match: Callable[[str], SkillCall | None]) -> SkillCall | None:
+    """A conversion of the one amount the scene says, asked of "that" ("my recipe says 1 pound of flour, how many
+    grams is that"; "a marathon's 26.2 miles, what's that in kilometres"), or None."""
+    amounts = _AN_AMOUNT.findall(digits(scene))
+    if len(amounts) != 1 or not _POINTING.search(clause):
+        return None
+    call = match(_POINTING.sub(" ".join(amounts[0]), clause, count=1))
+    return call if call is not None and call.skill == "convert" else None
+
+
+_POINTING: Final = re.compile(r"\b(?:that|it)\b")
+_AN_AMOUNT: Final = re.compile(r"(-?\d+(?:\.\d+)?) ([a-z]+)")
+"""A number and the word after it: an amount, if the conversion asked of it reads it as one."""
 
 _SCENE_TIMER: Final = re.compile(r"\b(?:the|my|that) ((?:\w+ )?\w+) timer\b")
 """A timer a scene names by what it times ("the egg timer")."""

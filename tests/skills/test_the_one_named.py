@@ -141,6 +141,9 @@ def test_is_it_the_weekend_names_no_day_of_the_month() -> None:
         ("sorry, bank holiday brain, what day is today", "day", {}),
         ("how big is france, area wise", "country", {"fact": "area"}),
         ("what's 3 times 14, no sorry, 3 times 16", "calculate", {"value": 48.0}),
+        ("my recipe says 1 pound of flour, how many grams is that", "convert", {"value": 453.59, "unit": "gram"}),
+        ("a marathon's 26.2 miles, what's that in kilometres", "convert", {"value": 42.16, "unit": "kilometre"}),
+        ("repeat that a bit slower", "repeat", {"pace": "slower"}),
     ],
 )
 def test_a_question_the_skills_answer_beside_a_scene_is_answered(
