@@ -305,7 +305,9 @@ def days_named(text: str) -> tuple[int, ...]:
 
 
 def once_day(text: str) -> int | None:
-    """The one weekday `text` names for once ("on friday": 4, 0 = Monday); None if it names none, several, or says
-    they repeat ("fridays", "every friday")."""
+    """The one weekday `text` names for once ("on friday": 4, 0 = Monday; "this weekend": its Saturday); None if it
+    names none, several, or says they repeat ("fridays", "every friday")."""
     days, repeats = _named_days(_day_words(text))
+    if days == _WEEKEND and not repeats:
+        return min(_WEEKEND)  # NOTE: "an alarm for 7 this weekend" rang at the next seven, a weekday: Saturday's
     return next(iter(days)) if len(days) == 1 and not repeats else None

@@ -101,6 +101,7 @@ def test_moving_from_a_time_no_alarm_has_says_so_and_changes_nothing() -> None:
         ("is it the 14th today or the 15th", "date", {}),
         ("set an alarm for seven am at the weekend", "alarm_set", {"hour": 7, "days": (5, 6)}),
         ("wake me at 8 on the weekend", "alarm_set", {"hour": 8, "days": (5, 6)}),
+        ("set an alarm for 7 this weekend", "alarm_set", {"hour": 7, "days": (), "on": 5}),
         ("how many minutes have I got left on the tea timer", "timer_left", {"name": "tea"}),
         ("could you cancel the alarm I set for eight thirty in the morning", "alarm_cancel", {"hour": 8, "minute": 30}),
     ],
