@@ -40,6 +40,14 @@ def digits(text: str) -> str:
     return re.sub(r"\s+", " ", out).strip()
 
 
+def strip_leading_fillers(text: str) -> str:
+    """`text` without the fillers that open it ("hey pasta" -> "pasta", "uh one for eight minutes" -> "one for …")."""
+    return _LEADING_FILLERS.sub("", text)
+
+
+_LEADING_FILLERS: Final = re.compile(r"^(?:(?:hey|um|uh|er|erm|okay|ok|so|right|oh|and|please|then)\s+)+")
+
+
 def slot_text(values: dict[str, object], name: str) -> str:
     """A slot's words as matched, without the politeness a trailing wildcard swallowed."""
     return strip_fillers(str(values.get(name) or ""))

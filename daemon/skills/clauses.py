@@ -82,8 +82,10 @@ def beside_the_scene(text: str, match: Callable[[str], SkillCall | None]) -> Ski
 def _amount_pointed_at(clause: str, scene: str, match: Callable[[str], SkillCall | None]) -> SkillCall | None:
     """A conversion of the one amount the scene says, asked of "that" ("my recipe says 1 pound of flour, how many
     grams is that"; "a marathon's 26.2 miles, what's that in kilometres"), or None."""
+    if not _POINTING.search(clause):
+        return None  # NOTE: before reading the scene's numbers, which is the dearer step
     amounts = _AN_AMOUNT.findall(digits(scene))
-    if len(amounts) != 1 or not _POINTING.search(clause):
+    if len(amounts) != 1:
         return None
     call = match(_POINTING.sub(" ".join(amounts[0]), clause, count=1))
     return call if call is not None and call.skill == "convert" else None

@@ -7,6 +7,7 @@ import datetime
 import re
 from typing import Final
 
+from daemon.skills.amounts import strip_leading_fillers
 from daemon.skills.call import Arg, SkillCall
 from daemon.skills.when import impossible_clock_time, once_day, parse_clock_time, parse_days
 
@@ -57,7 +58,7 @@ def timer_call(seconds: int, name: str, note: str = "") -> SkillCall:
     # NOTE: a name is what follows its last article: "is it possible to set a" or "i want a pasta" before "timer for
     # 5 minutes" is the asking, not the name.
     name = re.split(r"\b(?:the|my|a|an)\b", f" {name.removesuffix(' timer').strip()} ")[-1].strip()
-    name = re.sub(r"^(?:(?:hey|um|uh|er|erm|okay|ok|so|right|oh|and)\s+)+", "", name)  # "hey, pasta timer, …"
+    name = strip_leading_fillers(name)  # "hey, pasta timer, …"
     name = "" if name in _NO_NAME else name  # "set another timer for 2 minutes" was "An another timer ..."
     return SkillCall("timer_start", {"seconds": seconds, **({"name": name} if name else {}), **noted(note)})
 

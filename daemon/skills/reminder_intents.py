@@ -7,7 +7,7 @@ import re
 from typing import Final
 
 from daemon.skills import make_it
-from daemon.skills.amounts import digits, read_duration, read_durations, slot_text
+from daemon.skills.amounts import digits, read_duration, read_durations, slot_text, strip_leading_fillers
 from daemon.skills.call import Arg, SkillCall
 from daemon.skills.reminder_args import (
     SNOOZE_S,
@@ -65,11 +65,8 @@ INTENTS: Final = frozenset(
 
 _LENGTH: Final = re.compile(r"\d|\b(second|sec|minute|min|hour|hr|day|week)s?\b")
 """A number or a unit: in a name, a length that was cut off."""
-_A_BARE_NAME: Final = re.compile(
-    r"(?:(?:hey|um|uh|er|okay|ok|so|right|oh) )*(?!(?:put|set|start|make|get|give|on|a|an|the|my|one|two)\b)[a-z]+"
-    r"(?: [a-z]+)?"
-)
-"""A timer's name said alone before "timer" and its length: a word or two, after a filler, not a request's words."""
+_A_BARE_NAME: Final = re.compile(r"(?!(?:put|set|start|make|get|give|on|a|an|the|my|one|two)\b)[a-z]+(?: [a-z]+)?")
+"""A timer's name said alone before "timer" and its length (after any filler): a word or two, not a request's words."""
 _A_TIMER_ASKED: Final = re.compile(r"\b(?:timers?|remaining|left|up|on)\b")
 """Words in what "time the …" names that make it a question of a timer, not a thing to time."""
 _WH: Final = re.compile(r"(?:what|what's|why|how|who|where|when|which|whose)\b")
@@ -100,7 +97,9 @@ def read(intent: str, v: dict[str, object], said: str) -> SkillCall | None:
             return timer_call(round(seconds), slot_text(v, "name"))
         case "TalkboxTimer" if _A_MOMENT.fullmatch(slot_text(v, "duration")):
             return None  # NOTE: "hold the timer for a sec" is no timer of one second; nor is "wait a second"
-        case "TalkboxTimer" if v.get("bare") and not _A_BARE_NAME.fullmatch(slot_text(v, "name")):
+        case "TalkboxTimer" if v.get("bare") and not _A_BARE_NAME.fullmatch(
+            strip_leading_fillers(slot_text(v, "name"))
+        ):
             return None
         case "TalkboxTimer" if _WH.match(slot_text(v, "name")):
             return None  # NOTE: "what is a timer for 5 minutes" asks, and its name is no name: no timer was asked for

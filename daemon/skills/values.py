@@ -8,7 +8,7 @@ import functools
 import re
 from typing import Final
 
-from daemon.skills.amounts import NUMBER_WORD, digits, duration_in, read_durations, strip_fillers
+from daemon.skills.amounts import NUMBER_WORD, digits, duration_in, read_durations, strip_fillers, strip_leading_fillers
 from daemon.skills.call import SkillCall
 from daemon.skills.intents import normalise
 from daemon.skills.reminder_args import alarm_call, timer_call, timers_call
@@ -105,7 +105,8 @@ def value_said_as(said: str, duration: str, clock_time: str) -> str | None:
 _TIMERS_FOR: Final = re.compile(r"\btimer(s?)\b(?: please)?(?: (?:for|of|lasting))? (.+)")
 _CHANGING_A_TIMER: Final = re.compile(r"\btimer\b.*\b(?:change it|should be|instead of|rather than|not \d+)\b")
 """A timer's length said as a change of the one running, not a timer to start beside it."""
-_LEADING: Final = re.compile(r"^(?:(?:for me|for us|me|us|please|uh|um|er|erm|so|then)\s+)+")
+_FOR_WHOM: Final = re.compile(r"^(?:for )?(?:me|us)\s+")
+"""Whom timers asked for are for, said before their lengths ("two timers for me, one for 4 minutes …")."""
 _TIMER_AND_TIMER: Final = re.compile(r"\btimer\b.* and (?:a|an|another|one) .*\btimer\b")
 
 
@@ -116,7 +117,7 @@ def _lengths_in(said: str) -> tuple[int, ...] | None:
     if found is None:
         return None
     # NOTE: "two timers for me, one for 4 minutes and …", "two timers uh one for eight minutes …" were one timer
-    lengths = read_durations(_LEADING.sub("", strip_fillers(found[2])), several=bool(found[1]))
+    lengths = read_durations(strip_leading_fillers(_FOR_WHOM.sub("", strip_fillers(found[2]))), several=bool(found[1]))
     if lengths is None and _TIMER_AND_TIMER.search(said) and (first := re.search(r"\d", digits(said))):
         # NOTE: "a five minute timer and a twenty minute timer": each length said before its "timer"
         lengths = read_durations(strip_fillers(digits(said)[first.start() :]), several=True)
